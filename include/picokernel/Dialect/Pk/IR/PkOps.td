@@ -1,0 +1,271 @@
+//===- PkOps.td - picokernel dialect operations ------------*- tablegen -*-===//
+
+#ifndef PICOKERNEL_DIALECT_PK_IR_PKOPS_TD
+#define PICOKERNEL_DIALECT_PK_IR_PKOPS_TD
+
+include "picokernel/Dialect/Pk/IR/PkTypes.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Kernel structure
+//===----------------------------------------------------------------------===//
+
+def Pk_KernelOp : Pk_Op<"kernel", [FunctionOpInterface, IsolatedFromAbove]> {
+  let summary = "a kernel over whole-array references";
+  let description = [{
+    A named kernel. Every argument is a `!pk.ref`; the kernel returns nothing
+    and writes its results by storing into refs (by convention the last one
+    is the output). The body is one block of straight-line `pk` operations
+    ending in `pk.return`, with at least one `pk.store`.
+
+    ```mlir
+    pk.kernel @scale(%x: !pk.ref<8xf32>, %o: !pk.ref<8xf32>) {
+      %0 = pk.load %x : !pk.ref<8xf32> -> tensor<8xf32>
+      %1 = pk.constant dense<2.0> : tensor<8xf32>
+      %2 = pk.mul %0, %1 : tensor<8xf32>
+      pk.store %2, %o : tensor<8xf32> -> !pk.ref<8xf32>
+      pk.return
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region SizedRegion<1>:$body);
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$name, "::mlir::FunctionType":$type)>
+  ];
+  let extraClassDeclaration = [{
+    //===------------------------------------------------------------------===//
+    // FunctionOpInterface
+    //===------------------------------------------------------------------===//
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Pk_ReturnOp : Pk_Op<"return", [Pure, HasParent<"KernelOp">, ReturnLike,
+                                   Terminator]> {
+  let summary = "end of a kernel body";
+  let description = [{
+    Terminates a `pk.kernel`. It carries no values: kernels return their
+    results through the refs they store to.
+
+    ```mlir
+    pk.return
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Memory: the only ways to touch a ref
+//===----------------------------------------------------------------------===//
+
+def Pk_LoadOp : Pk_Op<"load", [HasParent<"KernelOp">]> {
+  let summary = "reads a whole array from a ref";
+  let description = [{
+    `ref[...]` on the right-hand side: the value of the whole array the ref
+    points to, as a tensor of the ref's shape and element type.
+
+    ```mlir
+    %0 = pk.load %a : !pk.ref<4x4xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Arg<Pk_RefType, "the ref to read", [MemRead]>:$ref);
+  let results = (outs Pk_Tensor:$result);
+  let assemblyFormat = [{
+    $ref attr-dict `:` qualified(type($ref)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Pk_StoreOp : Pk_Op<"store", [HasParent<"KernelOp">]> {
+  let summary = "writes a whole array into a ref";
+  let description = [{
+    `ref[...] = value`: replaces the whole array the ref points to. The value
+    must have exactly the ref's shape and element type (broadcasts and casts
+    are explicit operations). When a kernel stores to one ref more than once,
+    the last store wins.
+
+    ```mlir
+    pk.store %v, %o : tensor<4x4xf32> -> !pk.ref<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Pk_Tensor:$value,
+                       Arg<Pk_RefType, "the ref to write", [MemWrite]>:$ref);
+  let assemblyFormat = [{
+    $value `,` $ref attr-dict `:` type($value) `->` qualified(type($ref))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+def Pk_ConstantOp : Pk_Op<"constant", [ConstantLike, Pure,
+                                       AllTypesMatch<["value", "result"]>]> {
+  let summary = "a constant array";
+  let description = [{
+    A constant tensor: a splat of one scalar (how the frontends record a
+    Python or C++ scalar operand) or a dense array (a NumPy array captured
+    by the kernel).
+
+    ```mlir
+    %0 = pk.constant dense<2.0> : tensor<4xf32>
+    %1 = pk.constant dense<[1, 2, 3]> : tensor<3xi32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Pk_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Pk_BroadcastOp : Pk_Op<"broadcast", [Pure,
+    AllElementTypesMatch<["operand", "result"]>]> {
+  let summary = "NumPy broadcasting, made explicit";
+  let description = [{
+    Stretches `operand` to the result shape by NumPy's rules: shapes are
+    aligned at their trailing dimensions, and each operand dimension is
+    either 1 or equal to the result dimension it is aligned with; missing
+    leading dimensions are added.
+
+    ```mlir
+    %0 = pk.broadcast %row : tensor<3xf32> -> tensor<2x3xf32>
+    %1 = pk.broadcast %col : tensor<2x1xf32> -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Pk_Tensor:$operand);
+  let results = (outs Pk_Tensor:$result);
+  let assemblyFormat = [{
+    $operand attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise arithmetic
+//===----------------------------------------------------------------------===//
+
+class Pk_BinaryOp<string mnemonic, Type tensorType, list<Trait> traits = []>
+    : Pk_Op<mnemonic, !listconcat(traits, [Pure, Elementwise,
+                                           SameOperandsAndResultType])> {
+  let arguments = (ins tensorType:$lhs, tensorType:$rhs);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Pk_AddOp : Pk_BinaryOp<"add", Pk_NumericTensor, [Commutative]> {
+  let summary = "elementwise addition";
+  let description = [{
+    `lhs + rhs`, element by element. Integers wrap around on overflow, as
+    NumPy arrays do.
+
+    ```mlir
+    %2 = pk.add %0, %1 : tensor<4xf32>
+    ```
+  }];
+}
+
+def Pk_SubOp : Pk_BinaryOp<"sub", Pk_NumericTensor> {
+  let summary = "elementwise subtraction";
+  let description = [{
+    `lhs - rhs`, element by element. Integers wrap around on overflow.
+
+    ```mlir
+    %2 = pk.sub %0, %1 : tensor<4xi32>
+    ```
+  }];
+}
+
+def Pk_MulOp : Pk_BinaryOp<"mul", Pk_NumericTensor, [Commutative]> {
+  let summary = "elementwise multiplication";
+  let description = [{
+    `lhs * rhs`, element by element. Integers wrap around on overflow.
+
+    ```mlir
+    %2 = pk.mul %0, %1 : tensor<4x4xf64>
+    ```
+  }];
+}
+
+def Pk_DivOp : Pk_BinaryOp<"div", Pk_FloatTensor> {
+  let summary = "elementwise true division of floats";
+  let description = [{
+    `lhs / rhs` for floating-point operands (IEEE division: x/0 is ±inf or
+    NaN). NumPy's `/` on integers is true division producing floats: the
+    frontends cast the operands first, so this op never sees integers.
+
+    ```mlir
+    %2 = pk.div %0, %1 : tensor<4xf32>
+    ```
+  }];
+}
+
+def Pk_NegOp : Pk_Op<"neg", [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise negation";
+  let description = [{
+    `-operand`, element by element (for integers, wrapping: the negation of
+    the most negative value is itself).
+
+    ```mlir
+    %1 = pk.neg %0 : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Pk_NumericTensor:$operand);
+  let results = (outs Pk_NumericTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+def Pk_MatmulOp : Pk_Op<"matmul", [Pure,
+    AllElementTypesMatch<["lhs", "rhs", "result"]>]> {
+  let summary = "matrix product with NumPy's `@` shape rules";
+  let description = [{
+    `lhs @ rhs`. Both operands are at least 1-D. The last dimension of `lhs`
+    is contracted with the second-to-last dimension of `rhs` (its only one
+    when `rhs` is 1-D). A 1-D `lhs` is a row vector and a 1-D `rhs` a column
+    vector, and that dimension is absent from the result. Dimensions before
+    the last two are batch dimensions: when both operands are at least 2-D
+    they must be equal (NumPy's batch broadcasting is an explicit
+    `pk.broadcast` before the matmul).
+
+    ```mlir
+    %0 = pk.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+    %1 = pk.matmul %a, %v : tensor<2x3xf32>, tensor<3xf32> -> tensor<2xf32>
+    %2 = pk.matmul %u, %v : tensor<3xf32>, tensor<3xf32> -> tensor<f32>
+    %3 = pk.matmul %x, %y : tensor<5x2x3xf64>, tensor<5x3x4xf64> -> tensor<5x2x4xf64>
+    ```
+  }];
+  let arguments = (ins Pk_NumericTensor:$lhs, Pk_NumericTensor:$rhs);
+  let results = (outs Pk_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // PICOKERNEL_DIALECT_PK_IR_PKOPS_TD

@@ -1,0 +1,59 @@
+//===- PkTypes.td - picokernel dialect types ---------------*- tablegen -*-===//
+
+#ifndef PICOKERNEL_DIALECT_PK_IR_PKTYPES_TD
+#define PICOKERNEL_DIALECT_PK_IR_PKTYPES_TD
+
+include "picokernel/Dialect/Pk/IR/PkDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
+
+// The element types a kernel can compute on: NumPy's float16, bfloat16,
+// float32, float64, bool and signed integers.
+def Pk_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64],
+                               "pk element type">;
+
+// Element types on which +, -, *, neg and @ are defined (booleans are not).
+def Pk_NumericType : AnyTypeOf<[F16, BF16, F32, F64, I8, I16, I32, I64],
+                               "pk numeric element type">;
+
+// The values that kernels compute with: statically shaped tensors.
+def Pk_Tensor : StaticShapeTensorOf<[Pk_ElementType]>;
+def Pk_NumericTensor : StaticShapeTensorOf<[Pk_NumericType]>;
+def Pk_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+
+class Pk_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Pk_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Pk_RefType : Pk_Type<"Ref", "ref"> {
+  let summary = "a reference to a whole array in memory";
+  let description = [{
+    A kernel parameter: the caller's array, of a static shape and one element
+    type. The only ways to use a ref are to load the whole array
+    (`pk.load`) or to store a whole array into it (`pk.store`). Rank 0 is a
+    scalar held in memory.
+
+    ```mlir
+    !pk.ref<4x4xf32>
+    !pk.ref<f64>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::llvm::ArrayRef<int64_t>":$shape,
+                                        "::mlir::Type":$elementType), [{
+      return $_get(elementType.getContext(), shape, elementType);
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The tensor type of the value that a load of this ref produces.
+    ::mlir::RankedTensorType getTensorType() const;
+    int64_t getRank() const { return getShape().size(); }
+  }];
+}
+
+#endif // PICOKERNEL_DIALECT_PK_IR_PKTYPES_TD

@@ -1,0 +1,285 @@
+//===- PkOps.cpp - picokernel dialect operations --------------------------===//
+
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
+
+#include "mlir/Dialect/CommonFolders.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace mlir::pk;
+
+#define GET_OP_CLASSES
+#include "picokernel/Dialect/Pk/IR/PkOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                     FunctionType type) {
+  state.addAttribute(SymbolTable::getSymbolAttrName(),
+                     builder.getStringAttr(name));
+  state.addAttribute(getFunctionTypeAttrName(state.name), TypeAttr::get(type));
+  state.addRegion();
+}
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFunctionType =
+      [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
+         function_interface_impl::VariadicFlag,
+         std::string &) { return builder.getFunctionType(argTypes, results); };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFunctionType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &printer) {
+  function_interface_impl::printFunctionOp(
+      printer, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+LogicalResult KernelOp::verify() {
+  FunctionType type = getFunctionType();
+  if (type.getNumInputs() == 0)
+    return emitOpError("must take at least one ref: the output");
+  for (auto [i, argType] : llvm::enumerate(type.getInputs()))
+    if (!isa<RefType>(argType))
+      return emitOpError() << "argument #" << i
+                           << " must be a !pk.ref (kernel parameters are "
+                              "references to arrays), got "
+                           << argType;
+  if (type.getNumResults() != 0)
+    return emitOpError() << "must not return values (kernels write their "
+                            "results into refs), got "
+                         << type.getNumResults() << " result type(s)";
+  return success();
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  bool stores = false;
+  for (Operation &op : getBodyBlock()) {
+    if (!isa_and_nonnull<PkDialect>(op.getDialect()))
+      return op.emitOpError()
+             << "is not allowed in a kernel: a kernel body is straight-line "
+                "code of pk operations";
+    stores |= isa<StoreOp>(op);
+  }
+  if (!stores)
+    return emitOpError("must store to at least one ref (a kernel without a "
+                       "store computes nothing)");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp / StoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  RankedTensorType expected = getRef().getType().getTensorType();
+  if (getResult().getType() != expected)
+    return emitOpError() << "result type " << getResult().getType()
+                         << " does not match the ref's array type "
+                         << expected;
+  return success();
+}
+
+LogicalResult StoreOp::verify() {
+  auto valueType = cast<RankedTensorType>(getValue().getType());
+  RefType refType = getRef().getType();
+  if (valueType.getShape() != refType.getShape())
+    return emitOpError() << "stored value of shape "
+                         << formatShape(valueType.getShape())
+                         << " does not match the ref's shape "
+                         << formatShape(refType.getShape());
+  if (valueType.getElementType() != refType.getElementType())
+    return emitOpError() << "stored element type "
+                         << valueType.getElementType()
+                         << " does not match the ref's element type "
+                         << refType.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp / BroadcastOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+LogicalResult BroadcastOp::verify() {
+  ArrayRef<int64_t> from = getOperand().getType().getShape();
+  ArrayRef<int64_t> to = getResult().getType().getShape();
+  auto fail = [&]() {
+    return emitOpError() << "cannot broadcast shape " << formatShape(from)
+                         << " to " << formatShape(to) << ": ";
+  };
+  if (from.size() > to.size())
+    return fail() << "the result has fewer dimensions than the operand";
+  size_t offset = to.size() - from.size();
+  for (auto [i, dim] : llvm::enumerate(from))
+    if (dim != 1 && dim != to[offset + i])
+      return fail() << "operand dimension " << i << " is " << dim
+                    << " but result dimension " << offset + i << " is "
+                    << to[offset + i]
+                    << " (NumPy broadcasting needs them equal or the "
+                       "operand's to be 1)";
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getOperand()))
+    return SplatElementsAttr::get(getType(),
+                                  splat.getSplatValue<Attribute>());
+  // A broadcast of a broadcast is one broadcast: fold in place.
+  if (auto inner = getOperand().getDefiningOp<BroadcastOp>()) {
+    getOperandMutable().assign(inner.getOperand());
+    return getResult();
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise arithmetic
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Non-splat constants are folded only up to this many elements, so that
+/// folding never grows a kernel into a huge attribute.
+constexpr int64_t kMaxFoldedElements = 1 << 16;
+
+bool isSmallConstant(Attribute attr) {
+  auto elements = dyn_cast_or_null<ElementsAttr>(attr);
+  return elements && (elements.isSplat() ||
+                      elements.getNumElements() <= kMaxFoldedElements);
+}
+
+/// Folds an elementwise operation on constants. APFloat arithmetic rounds to
+/// nearest-even in the element's own format, exactly as the hardware does,
+/// and APInt arithmetic wraps, as NumPy's integer arrays do.
+template <typename FloatFn, typename IntFn>
+OpFoldResult foldElementwise(ArrayRef<Attribute> operands, Type resultType,
+                             FloatFn floatFn, IntFn intFn) {
+  if (!llvm::all_of(operands, isSmallConstant))
+    return {};
+  Type elementType = getElementTypeOrSelf(resultType);
+  if (isa<FloatType>(elementType)) {
+    if constexpr (std::is_invocable_v<FloatFn, APFloat, APFloat>)
+      return constFoldBinaryOp<FloatAttr, APFloat, void>(operands, resultType,
+                                                         floatFn);
+    else
+      return constFoldUnaryOp<FloatAttr, APFloat, void>(operands, resultType,
+                                                        floatFn);
+  }
+  if constexpr (std::is_invocable_v<IntFn, APInt, APInt>)
+    return constFoldBinaryOp<IntegerAttr, APInt, void>(operands, resultType,
+                                                       intFn);
+  else
+    return constFoldUnaryOp<IntegerAttr, APInt, void>(operands, resultType,
+                                                      intFn);
+}
+
+/// Identities such as `x + 0 -> x` hold exactly for integers only: for
+/// floats, `-0.0 + 0.0` is `+0.0` and `x * 1.0` quiets a signaling NaN.
+bool isIntegerConstant(Type type, Attribute attr,
+                       bool (*predicate)(const APInt &)) {
+  APInt value;
+  return attr && isa<IntegerType>(getElementTypeOrSelf(type)) &&
+         matchPattern(attr, m_ConstantInt(&value)) && predicate(value);
+}
+
+bool isZero(const APInt &value) { return value.isZero(); }
+bool isOne(const APInt &value) { return value.isOne(); }
+} // namespace
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (isIntegerConstant(getType(), adaptor.getRhs(), isZero))
+    return getLhs();
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) { return a + b; },
+      [](const APInt &a, const APInt &b) { return a + b; });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (isIntegerConstant(getType(), adaptor.getRhs(), isZero))
+    return getLhs();
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) { return a - b; },
+      [](const APInt &a, const APInt &b) { return a - b; });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (isIntegerConstant(getType(), adaptor.getRhs(), isOne))
+    return getLhs();
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) { return a * b; },
+      [](const APInt &a, const APInt &b) { return a * b; });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (!llvm::all_of(adaptor.getOperands(), isSmallConstant))
+    return {};
+  return constFoldBinaryOp<FloatAttr, APFloat, void>(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) { return a / b; });
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getOperand().getDefiningOp<NegOp>())
+    return inner.getOperand();
+  return foldElementwise(
+      adaptor.getOperands(), getType(), [](const APFloat &a) { return -a; },
+      [](const APInt &a) { return -a; });
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  ArrayRef<int64_t> lhs = getLhs().getType().getShape();
+  ArrayRef<int64_t> rhs = getRhs().getType().getShape();
+  if (lhs.empty() || rhs.empty())
+    return emitOpError() << "operands must be at least 1-D (NumPy's @ rejects "
+                            "scalars), got shapes "
+                         << formatShape(lhs) << " and " << formatShape(rhs);
+
+  size_t lhsContracted = lhs.size() - 1;
+  size_t rhsContracted = rhs.size() == 1 ? 0 : rhs.size() - 2;
+  if (lhs[lhsContracted] != rhs[rhsContracted])
+    return emitOpError() << "contracting dimensions differ: lhs dimension "
+                         << lhsContracted << " is " << lhs[lhsContracted]
+                         << " but rhs dimension " << rhsContracted << " is "
+                         << rhs[rhsContracted] << " (shapes "
+                         << formatShape(lhs) << " @ " << formatShape(rhs)
+                         << ")";
+
+  ArrayRef<int64_t> lhsBatch = lhs.drop_back(std::min<size_t>(2, lhs.size()));
+  ArrayRef<int64_t> rhsBatch = rhs.drop_back(std::min<size_t>(2, rhs.size()));
+  if (lhs.size() >= 2 && rhs.size() >= 2 && lhsBatch != rhsBatch)
+    return emitOpError() << "batch dimensions " << formatShape(lhsBatch)
+                         << " of lhs and " << formatShape(rhsBatch)
+                         << " of rhs differ (broadcast them explicitly with "
+                            "pk.broadcast)";
+
+  SmallVector<int64_t> expected(lhs.size() >= 2 ? lhsBatch : rhsBatch);
+  if (lhs.size() >= 2)
+    expected.push_back(lhs[lhs.size() - 2]);
+  if (rhs.size() >= 2)
+    expected.push_back(rhs.back());
+  ArrayRef<int64_t> result = getResult().getType().getShape();
+  if (result != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape " << formatShape(result)
+                         << " does not match " << formatShape(expected)
+                         << ", the shape of " << formatShape(lhs) << " @ "
+                         << formatShape(rhs);
+  return success();
+}

@@ -1,0 +1,99 @@
+//===- PkTypes.cpp - picokernel dialect types -----------------------------===//
+
+#include "picokernel/Dialect/Pk/IR/PkTypes.h"
+#include "picokernel/Dialect/Pk/IR/PkDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::pk;
+
+#define GET_TYPEDEF_CLASSES
+#include "picokernel/Dialect/Pk/IR/PkTypes.cpp.inc"
+
+void PkDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "picokernel/Dialect/Pk/IR/PkTypes.cpp.inc"
+      >();
+}
+
+bool mlir::pk::isPkElementType(Type type) {
+  if (auto intType = dyn_cast<IntegerType>(type))
+    return intType.isSignless() &&
+           llvm::is_contained({1u, 8u, 16u, 32u, 64u}, intType.getWidth());
+  return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
+}
+
+std::string mlir::pk::formatShape(ArrayRef<int64_t> shape) {
+  std::string text = "(";
+  for (auto [i, dim] : llvm::enumerate(shape)) {
+    if (i)
+      text += ", ";
+    text += std::to_string(dim);
+  }
+  if (shape.size() == 1)
+    text += ",";
+  return text + ")";
+}
+
+//===----------------------------------------------------------------------===//
+// RefType
+//===----------------------------------------------------------------------===//
+
+RankedTensorType RefType::getTensorType() const {
+  return RankedTensorType::get(getShape(), getElementType());
+}
+
+LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
+                              ArrayRef<int64_t> shape, Type elementType) {
+  for (auto [i, dim] : llvm::enumerate(shape)) {
+    if (ShapedType::isDynamic(dim))
+      return emitError() << "ref dimension " << i
+                         << " is dynamic; refs have static shapes";
+    if (dim < 0)
+      return emitError() << "ref dimension " << i << " is negative (" << dim
+                         << ")";
+  }
+  if (!isPkElementType(elementType))
+    return emitError() << "ref element type must be one of f16, bf16, f32, "
+                          "f64, i1, i8, i16, i32, i64; got "
+                       << elementType;
+  // Sizes must be computable in bytes without overflow, or every later
+  // stage would have to re-check them.
+  if (llvm::is_contained(shape, 0))
+    return success();
+  uint64_t bytes = llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8);
+  for (int64_t dim : shape) {
+    if (bytes > uint64_t(INT64_MAX) / uint64_t(dim))
+      return emitError() << "ref of shape " << formatShape(shape) << " and "
+                         << elementType
+                         << " elements is too large: its size in bytes "
+                            "overflows a signed 64-bit integer";
+    bytes *= uint64_t(dim);
+  }
+  return success();
+}
+
+Type RefType::parse(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<int64_t> shape;
+  Type elementType;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/true,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(loc); },
+                    parser.getContext(), shape, elementType);
+}
+
+void RefType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t dim : getShape())
+    printer << dim << "x";
+  printer << getElementType() << ">";
+}

@@ -1,0 +1,26 @@
+//===- pk-opt.cpp - picokernel optimizer driver ---------------------------===//
+//
+// mlir-opt with the pk dialect: parses, verifies, transforms and prints pk
+// and upstream IR, and runs the named picokernel pipelines.
+//
+//===----------------------------------------------------------------------===//
+
+#include "picokernel/Dialect/Pk/IR/PkDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::pk::PkDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "picokernel optimizer driver\n", registry));
+}

@@ -1,0 +1,18 @@
+//===- pk-translate.cpp - picokernel translation driver -------------------===//
+//
+// mlir-translate with the pk dialect and its translations to other formats.
+//
+//===----------------------------------------------------------------------===//
+
+#include "picokernel/Dialect/Pk/IR/PkDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllTranslations.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllTranslations();
+  return mlir::failed(
+      mlir::mlirTranslateMain(argc, argv, "picokernel translation driver\n"));
+}

@@ -1,0 +1,340 @@
+// One case per verifier rule of the pk dialect.
+// RUN: pk-opt %s --split-input-file --verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// !pk.ref
+//===----------------------------------------------------------------------===//
+
+// expected-error@+1 {{ref dimension 0 is dynamic; refs have static shapes}}
+pk.kernel @dynamic_ref(%o: !pk.ref<?xf32>) {
+  pk.return
+}
+
+// -----
+
+// expected-error@+1 {{ref element type must be one of f16, bf16, f32, f64, i1, i8, i16, i32, i64; got 'ui8'}}
+pk.kernel @unsigned_ref(%o: !pk.ref<4xui8>) {
+  pk.return
+}
+
+// -----
+
+// expected-error@+1 {{ref element type must be one of f16, bf16, f32, f64, i1, i8, i16, i32, i64; got 'index'}}
+pk.kernel @index_ref(%o: !pk.ref<4xindex>) {
+  pk.return
+}
+
+// -----
+
+// expected-error@+1 {{ref of shape (4611686018427387904, 4) and 'f32' elements is too large: its size in bytes overflows a signed 64-bit integer}}
+pk.kernel @huge_ref(%o: !pk.ref<4611686018427387904x4xf32>) {
+  pk.return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// pk.kernel
+//===----------------------------------------------------------------------===//
+
+// expected-error@+1 {{'pk.kernel' op must take at least one ref: the output}}
+pk.kernel @no_arguments() {
+  pk.return
+}
+
+// -----
+
+// expected-error@+1 {{'pk.kernel' op argument #1 must be a !pk.ref (kernel parameters are references to arrays), got 'tensor<4xf32>'}}
+pk.kernel @tensor_argument(%o: !pk.ref<4xf32>, %t: tensor<4xf32>) {
+  pk.return
+}
+
+// -----
+
+// expected-error@+1 {{'pk.kernel' op must not return values (kernels write their results into refs), got 1 result type(s)}}
+pk.kernel @returns_value(%o: !pk.ref<4xf32>) -> tensor<4xf32> {
+  pk.return
+}
+
+// -----
+
+// expected-error@+1 {{'pk.kernel' op must store to at least one ref (a kernel without a store computes nothing)}}
+pk.kernel @no_store(%a: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
+  %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
+  pk.return
+}
+
+// -----
+
+pk.kernel @foreign_op(%o: !pk.ref<4xf32>) {
+  // expected-error@+1 {{'arith.constant' op is not allowed in a kernel: a kernel body is straight-line code of pk operations}}
+  %0 = arith.constant dense<1.0> : tensor<4xf32>
+  pk.store %0, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+}
+
+// -----
+
+// expected-error@+1 {{entry block must have 2 arguments to match function signature}}
+"pk.kernel"() <{function_type = (!pk.ref<4xf32>, !pk.ref<4xf32>) -> (), sym_name = "block_arguments"}> ({
+^bb0(%o: !pk.ref<4xf32>):
+  %0 = pk.load %o : !pk.ref<4xf32> -> tensor<4xf32>
+  pk.store %0, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+}) : () -> ()
+
+// -----
+
+// expected-error@+1 {{'pk.kernel' op region #0 ('body') failed to verify constraint: region with 1 blocks}}
+"pk.kernel"() <{function_type = (!pk.ref<4xf32>) -> (), sym_name = "two_blocks"}> ({
+^bb0(%o: !pk.ref<4xf32>):
+  %0 = pk.load %o : !pk.ref<4xf32> -> tensor<4xf32>
+  pk.store %0, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+^bb1:
+  pk.return
+}) : () -> ()
+
+// -----
+
+pk.kernel @no_terminator(%o: !pk.ref<4xf32>) {
+  %0 = pk.load %o : !pk.ref<4xf32> -> tensor<4xf32>
+  // expected-error@+1 {{block with no terminator}}
+  pk.store %0, %o : tensor<4xf32> -> !pk.ref<4xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// pk.return
+//===----------------------------------------------------------------------===//
+
+func.func @return_outside_kernel() {
+  // expected-error@+1 {{'pk.return' op expects parent op 'pk.kernel'}}
+  pk.return
+}
+
+// -----
+
+pk.kernel @return_not_last(%o: !pk.ref<4xf32>) {
+  // expected-error@+1 {{'pk.return' op must be the last operation in the parent block}}
+  pk.return
+  %0 = pk.load %o : !pk.ref<4xf32> -> tensor<4xf32>
+  pk.store %0, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// pk.load / pk.store
+//===----------------------------------------------------------------------===//
+
+pk.kernel @load_wrong_type(%a: !pk.ref<4xf32>, %o: !pk.ref<8xf32>) {
+  // expected-error@+1 {{'pk.load' op result type 'tensor<8xf32>' does not match the ref's array type 'tensor<4xf32>'}}
+  %0 = pk.load %a : !pk.ref<4xf32> -> tensor<8xf32>
+  pk.store %0, %o : tensor<8xf32> -> !pk.ref<8xf32>
+  pk.return
+}
+
+// -----
+
+func.func @load_outside_kernel(%a: !pk.ref<4xf32>) {
+  // expected-error@+1 {{'pk.load' op expects parent op 'pk.kernel'}}
+  %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+pk.kernel @store_wrong_shape(%a: !pk.ref<4xf32>, %o: !pk.ref<2x2xf32>) {
+  %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
+  // expected-error@+1 {{'pk.store' op stored value of shape (4,) does not match the ref's shape (2, 2)}}
+  pk.store %0, %o : tensor<4xf32> -> !pk.ref<2x2xf32>
+  pk.return
+}
+
+// -----
+
+pk.kernel @store_wrong_element_type(%a: !pk.ref<4xf32>, %o: !pk.ref<4xf64>) {
+  %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
+  // expected-error@+1 {{'pk.store' op stored element type 'f32' does not match the ref's element type 'f64'}}
+  pk.store %0, %o : tensor<4xf32> -> !pk.ref<4xf64>
+  pk.return
+}
+
+// -----
+
+func.func @store_outside_kernel(%v: tensor<4xf32>, %o: !pk.ref<4xf32>) {
+  // expected-error@+1 {{'pk.store' op expects parent op 'pk.kernel'}}
+  pk.store %v, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// pk.constant
+//===----------------------------------------------------------------------===//
+
+func.func @constant_type_mismatch() {
+  // expected-error@+1 {{'pk.constant' op failed to verify that all of {value, result} have same type}}
+  %0 = "pk.constant"() <{value = dense<1.0> : tensor<4xf32>}> : () -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @constant_unsupported_element_type() {
+  // expected-error@+1 {{'pk.constant' op result #0 must be statically shaped tensor of pk element type values, but got 'tensor<4xui8>'}}
+  %0 = pk.constant dense<1> : tensor<4xui8>
+  return
+}
+
+// -----
+
+func.func @constant_not_elements() {
+  // expected-error@+1 {{invalid properties {value = 1.000000e+00 : f32} for op pk.constant: Invalid attribute `value` in property conversion}}
+  %0 = "pk.constant"() <{value = 1.0 : f32}> : () -> tensor<f32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Elementwise arithmetic
+//===----------------------------------------------------------------------===//
+
+func.func @add_mixed_types(%x: tensor<4xf32>, %y: tensor<4xf64>) {
+  // expected-error@+1 {{'pk.add' op requires the same type for all operands and results}}
+  %0 = "pk.add"(%x, %y) : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sub_mixed_shapes(%x: tensor<4xf32>, %y: tensor<1xf32>) {
+  // expected-error@+1 {{'pk.sub' op all non-scalar operands/results must have the same shape and base type}}
+  %0 = "pk.sub"(%x, %y) : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @mul_booleans(%m: tensor<4xi1>) {
+  // expected-error@+1 {{'pk.mul' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
+  %0 = pk.mul %m, %m : tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @div_integers(%x: tensor<4xi32>) {
+  // expected-error@+1 {{'pk.div' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi32>'}}
+  %0 = pk.div %x, %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @neg_dynamic_shape(%x: tensor<?xf32>) {
+  // expected-error@+1 {{'pk.neg' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<?xf32>'}}
+  %0 = pk.neg %x : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @neg_booleans(%m: tensor<4xi1>) {
+  // expected-error@+1 {{'pk.neg' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
+  %0 = pk.neg %m : tensor<4xi1>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// pk.broadcast
+//===----------------------------------------------------------------------===//
+
+func.func @broadcast_to_lower_rank(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{'pk.broadcast' op cannot broadcast shape (2, 3) to (3,): the result has fewer dimensions than the operand}}
+  %0 = pk.broadcast %x : tensor<2x3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_incompatible(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{'pk.broadcast' op cannot broadcast shape (2, 3) to (4, 2, 4): operand dimension 1 is 3 but result dimension 2 is 4 (NumPy broadcasting needs them equal or the operand's to be 1)}}
+  %0 = pk.broadcast %x : tensor<2x3xf32> -> tensor<4x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_changes_element_type(%x: tensor<3xf32>) {
+  // expected-error@+1 {{'pk.broadcast' op failed to verify that all of {operand, result} have same element type}}
+  %0 = pk.broadcast %x : tensor<3xf32> -> tensor<2x3xf64>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// pk.matmul
+//===----------------------------------------------------------------------===//
+
+func.func @matmul_scalar(%s: tensor<f32>, %v: tensor<3xf32>) {
+  // expected-error@+1 {{'pk.matmul' op operands must be at least 1-D (NumPy's @ rejects scalars), got shapes () and (3,)}}
+  %0 = pk.matmul %s, %v : tensor<f32>, tensor<3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contracting_mismatch(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error@+1 {{'pk.matmul' op contracting dimensions differ: lhs dimension 1 is 3 but rhs dimension 0 is 4 (shapes (2, 3) @ (4, 5))}}
+  %0 = pk.matmul %a, %b : tensor<2x3xf32>, tensor<4x5xf32> -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_vector_mismatch(%a: tensor<2x3xf32>, %v: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.matmul' op contracting dimensions differ: lhs dimension 1 is 3 but rhs dimension 0 is 4 (shapes (2, 3) @ (4,))}}
+  %0 = pk.matmul %a, %v : tensor<2x3xf32>, tensor<4xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch_mismatch(%a: tensor<5x2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error@+1 {{'pk.matmul' op batch dimensions (5,) of lhs and () of rhs differ (broadcast them explicitly with pk.broadcast)}}
+  %0 = pk.matmul %a, %b : tensor<5x2x3xf32>, tensor<3x4xf32> -> tensor<5x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_wrong_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error@+1 {{'pk.matmul' op result shape (4, 2) does not match (2, 4), the shape of (2, 3) @ (3, 4)}}
+  %0 = pk.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_mixed_element_types(%a: tensor<2x3xf32>, %b: tensor<3x4xf64>) {
+  // expected-error@+1 {{'pk.matmul' op failed to verify that all of {lhs, rhs, result} have same element type}}
+  %0 = pk.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf64> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_booleans(%a: tensor<2x3xi1>, %b: tensor<3x4xi1>) {
+  // expected-error@+1 {{'pk.matmul' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<2x3xi1>'}}
+  %0 = pk.matmul %a, %b : tensor<2x3xi1>, tensor<3x4xi1> -> tensor<2x4xi1>
+  return
+}

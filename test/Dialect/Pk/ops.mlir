@@ -1,0 +1,164 @@
+// Every pk operation and type, printed, parsed and printed again.
+// RUN: pk-opt %s | pk-opt | FileCheck %s
+// RUN: pk-opt %s --mlir-print-op-generic | pk-opt | FileCheck %s
+// RUN: pk-opt %s > %t.custom && pk-opt %t.custom > %t.again && diff %t.custom %t.again
+// RUN: pk-opt %s --mlir-print-op-generic > %t.generic && pk-opt %t.generic --mlir-print-op-generic > %t.generic.again && diff %t.generic %t.generic.again
+
+// CHECK-LABEL: pk.kernel @fma
+// CHECK-SAME: (%[[A:.*]]: !pk.ref<4xf32>, %[[B:.*]]: !pk.ref<4xf32>, %[[C:.*]]: !pk.ref<4xf32>, %[[O:.*]]: !pk.ref<4xf32>)
+// CHECK: %[[V0:.*]] = pk.load %[[A]] : !pk.ref<4xf32> -> tensor<4xf32>
+// CHECK: %[[V1:.*]] = pk.load %[[B]] : !pk.ref<4xf32> -> tensor<4xf32>
+// CHECK: %[[V2:.*]] = pk.mul %[[V0]], %[[V1]] : tensor<4xf32>
+// CHECK: %[[V3:.*]] = pk.load %[[C]] : !pk.ref<4xf32> -> tensor<4xf32>
+// CHECK: %[[V4:.*]] = pk.add %[[V2]], %[[V3]] : tensor<4xf32>
+// CHECK: pk.store %[[V4]], %[[O]] : tensor<4xf32> -> !pk.ref<4xf32>
+// CHECK: pk.return
+pk.kernel @fma(%a: !pk.ref<4xf32>, %b: !pk.ref<4xf32>, %c: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
+  %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
+  %1 = pk.load %b : !pk.ref<4xf32> -> tensor<4xf32>
+  %2 = pk.mul %0, %1 : tensor<4xf32>
+  %3 = pk.load %c : !pk.ref<4xf32> -> tensor<4xf32>
+  %4 = pk.add %2, %3 : tensor<4xf32>
+  pk.store %4, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+}
+
+// CHECK-LABEL: pk.kernel @arithmetic
+// CHECK: pk.sub %{{.*}}, %{{.*}} : tensor<2x3xf64>
+// CHECK: pk.div %{{.*}}, %{{.*}} : tensor<2x3xf64>
+// CHECK: pk.neg %{{.*}} : tensor<2x3xf64>
+pk.kernel @arithmetic(%x: !pk.ref<2x3xf64>, %y: !pk.ref<2x3xf64>, %o: !pk.ref<2x3xf64>) {
+  %0 = pk.load %x : !pk.ref<2x3xf64> -> tensor<2x3xf64>
+  %1 = pk.load %y : !pk.ref<2x3xf64> -> tensor<2x3xf64>
+  %2 = pk.sub %0, %1 : tensor<2x3xf64>
+  %3 = pk.div %2, %1 : tensor<2x3xf64>
+  %4 = pk.neg %3 : tensor<2x3xf64>
+  pk.store %4, %o : tensor<2x3xf64> -> !pk.ref<2x3xf64>
+  pk.return
+}
+
+// CHECK-LABEL: pk.kernel @element_types
+// CHECK-SAME: !pk.ref<8xf16>, %{{.*}}: !pk.ref<8xbf16>, %{{.*}}: !pk.ref<8xi1>, %{{.*}}: !pk.ref<8xi8>, %{{.*}}: !pk.ref<8xi16>, %{{.*}}: !pk.ref<8xi32>, %{{.*}}: !pk.ref<8xi64>
+// CHECK: pk.mul %{{.*}}, %{{.*}} : tensor<8xf16>
+// CHECK: pk.add %{{.*}}, %{{.*}} : tensor<8xbf16>
+// CHECK: pk.load %{{.*}} : !pk.ref<8xi1> -> tensor<8xi1>
+// CHECK: pk.neg %{{.*}} : tensor<8xi8>
+// CHECK: pk.sub %{{.*}}, %{{.*}} : tensor<8xi16>
+// CHECK: pk.mul %{{.*}}, %{{.*}} : tensor<8xi32>
+// CHECK: pk.add %{{.*}}, %{{.*}} : tensor<8xi64>
+pk.kernel @element_types(%h: !pk.ref<8xf16>, %bf: !pk.ref<8xbf16>, %m: !pk.ref<8xi1>, %i8: !pk.ref<8xi8>, %i16: !pk.ref<8xi16>, %i32: !pk.ref<8xi32>, %i64: !pk.ref<8xi64>) {
+  %0 = pk.load %h : !pk.ref<8xf16> -> tensor<8xf16>
+  %1 = pk.mul %0, %0 : tensor<8xf16>
+  pk.store %1, %h : tensor<8xf16> -> !pk.ref<8xf16>
+  %2 = pk.load %bf : !pk.ref<8xbf16> -> tensor<8xbf16>
+  %3 = pk.add %2, %2 : tensor<8xbf16>
+  pk.store %3, %bf : tensor<8xbf16> -> !pk.ref<8xbf16>
+  %4 = pk.load %m : !pk.ref<8xi1> -> tensor<8xi1>
+  pk.store %4, %m : tensor<8xi1> -> !pk.ref<8xi1>
+  %5 = pk.load %i8 : !pk.ref<8xi8> -> tensor<8xi8>
+  %6 = pk.neg %5 : tensor<8xi8>
+  pk.store %6, %i8 : tensor<8xi8> -> !pk.ref<8xi8>
+  %7 = pk.load %i16 : !pk.ref<8xi16> -> tensor<8xi16>
+  %8 = pk.sub %7, %7 : tensor<8xi16>
+  pk.store %8, %i16 : tensor<8xi16> -> !pk.ref<8xi16>
+  %9 = pk.load %i32 : !pk.ref<8xi32> -> tensor<8xi32>
+  %10 = pk.mul %9, %9 : tensor<8xi32>
+  pk.store %10, %i32 : tensor<8xi32> -> !pk.ref<8xi32>
+  %11 = pk.load %i64 : !pk.ref<8xi64> -> tensor<8xi64>
+  %12 = pk.add %11, %11 : tensor<8xi64>
+  pk.store %12, %i64 : tensor<8xi64> -> !pk.ref<8xi64>
+  pk.return
+}
+
+// CHECK-LABEL: pk.kernel @ranks
+// CHECK-SAME: !pk.ref<f32>, %{{.*}}: !pk.ref<2x3x4xf32>, %{{.*}}: !pk.ref<0xf32>
+// CHECK: pk.load %{{.*}} : !pk.ref<f32> -> tensor<f32>
+// CHECK: pk.broadcast %{{.*}} : tensor<f32> -> tensor<2x3x4xf32>
+// CHECK: pk.store %{{.*}}, %{{.*}} : tensor<0xf32> -> !pk.ref<0xf32>
+pk.kernel @ranks(%s: !pk.ref<f32>, %t: !pk.ref<2x3x4xf32>, %empty: !pk.ref<0xf32>) {
+  %0 = pk.load %s : !pk.ref<f32> -> tensor<f32>
+  %1 = pk.broadcast %0 : tensor<f32> -> tensor<2x3x4xf32>
+  pk.store %1, %t : tensor<2x3x4xf32> -> !pk.ref<2x3x4xf32>
+  %2 = pk.load %empty : !pk.ref<0xf32> -> tensor<0xf32>
+  pk.store %2, %empty : tensor<0xf32> -> !pk.ref<0xf32>
+  pk.return
+}
+
+// CHECK-LABEL: pk.kernel @constants
+// CHECK: pk.constant dense<2.500000e+00> : tensor<4xf32>
+// CHECK: pk.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
+// CHECK: pk.constant dense<7> : tensor<i32>
+// CHECK: pk.constant dense<[true, false]> : tensor<2xi1>
+pk.kernel @constants(%o: !pk.ref<4xf32>, %i: !pk.ref<i32>, %m: !pk.ref<2xi1>) {
+  %0 = pk.constant dense<2.5> : tensor<4xf32>
+  %1 = pk.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %2 = pk.mul %0, %1 : tensor<4xf32>
+  pk.store %2, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  %3 = pk.constant dense<7> : tensor<i32>
+  pk.store %3, %i : tensor<i32> -> !pk.ref<i32>
+  %4 = pk.constant dense<[true, false]> : tensor<2xi1>
+  pk.store %4, %m : tensor<2xi1> -> !pk.ref<2xi1>
+  pk.return
+}
+
+// CHECK-LABEL: pk.kernel @broadcasts
+// CHECK: pk.broadcast %{{.*}} : tensor<3xf32> -> tensor<2x3xf32>
+// CHECK: pk.broadcast %{{.*}} : tensor<2x1xf32> -> tensor<2x3xf32>
+// CHECK: pk.broadcast %{{.*}} : tensor<1x3xf32> -> tensor<5x2x3xf32>
+pk.kernel @broadcasts(%row: !pk.ref<3xf32>, %col: !pk.ref<2x1xf32>, %one: !pk.ref<1x3xf32>, %o: !pk.ref<2x3xf32>, %o3: !pk.ref<5x2x3xf32>) {
+  %0 = pk.load %row : !pk.ref<3xf32> -> tensor<3xf32>
+  %1 = pk.broadcast %0 : tensor<3xf32> -> tensor<2x3xf32>
+  %2 = pk.load %col : !pk.ref<2x1xf32> -> tensor<2x1xf32>
+  %3 = pk.broadcast %2 : tensor<2x1xf32> -> tensor<2x3xf32>
+  %4 = pk.add %1, %3 : tensor<2x3xf32>
+  pk.store %4, %o : tensor<2x3xf32> -> !pk.ref<2x3xf32>
+  %5 = pk.load %one : !pk.ref<1x3xf32> -> tensor<1x3xf32>
+  %6 = pk.broadcast %5 : tensor<1x3xf32> -> tensor<5x2x3xf32>
+  pk.store %6, %o3 : tensor<5x2x3xf32> -> !pk.ref<5x2x3xf32>
+  pk.return
+}
+
+// CHECK-LABEL: pk.kernel @matmuls
+// CHECK: pk.matmul %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK: pk.matmul %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3xf32> -> tensor<2xf32>
+// CHECK: pk.matmul %{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3x4xf32> -> tensor<4xf32>
+// CHECK: pk.matmul %{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3xf32> -> tensor<f32>
+// CHECK: pk.matmul %{{.*}}, %{{.*}} : tensor<5x2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>
+// CHECK: pk.matmul %{{.*}}, %{{.*}} : tensor<3xf32>, tensor<5x3x4xf32> -> tensor<5x4xf32>
+pk.kernel @matmuls(%a: !pk.ref<2x3xf32>, %b: !pk.ref<3x4xf32>, %v: !pk.ref<3xf32>, %x: !pk.ref<5x2x3xf32>, %y: !pk.ref<5x3x4xf32>,
+                   %o1: !pk.ref<2x4xf32>, %o2: !pk.ref<2xf32>, %o3: !pk.ref<4xf32>, %o4: !pk.ref<f32>, %o5: !pk.ref<5x2x4xf32>, %o6: !pk.ref<5x4xf32>) {
+  %a0 = pk.load %a : !pk.ref<2x3xf32> -> tensor<2x3xf32>
+  %b0 = pk.load %b : !pk.ref<3x4xf32> -> tensor<3x4xf32>
+  %v0 = pk.load %v : !pk.ref<3xf32> -> tensor<3xf32>
+  %x0 = pk.load %x : !pk.ref<5x2x3xf32> -> tensor<5x2x3xf32>
+  %y0 = pk.load %y : !pk.ref<5x3x4xf32> -> tensor<5x3x4xf32>
+  %0 = pk.matmul %a0, %b0 : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  pk.store %0, %o1 : tensor<2x4xf32> -> !pk.ref<2x4xf32>
+  %1 = pk.matmul %a0, %v0 : tensor<2x3xf32>, tensor<3xf32> -> tensor<2xf32>
+  pk.store %1, %o2 : tensor<2xf32> -> !pk.ref<2xf32>
+  %2 = pk.matmul %v0, %b0 : tensor<3xf32>, tensor<3x4xf32> -> tensor<4xf32>
+  pk.store %2, %o3 : tensor<4xf32> -> !pk.ref<4xf32>
+  %3 = pk.matmul %v0, %v0 : tensor<3xf32>, tensor<3xf32> -> tensor<f32>
+  pk.store %3, %o4 : tensor<f32> -> !pk.ref<f32>
+  %4 = pk.matmul %x0, %y0 : tensor<5x2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>
+  pk.store %4, %o5 : tensor<5x2x4xf32> -> !pk.ref<5x2x4xf32>
+  %5 = pk.matmul %v0, %y0 : tensor<3xf32>, tensor<5x3x4xf32> -> tensor<5x4xf32>
+  pk.store %5, %o6 : tensor<5x4xf32> -> !pk.ref<5x4xf32>
+  pk.return
+}
+
+// Every store counts (the last one wins) and a ref may be read back after
+// it was written: the order of loads and stores is kept.
+// CHECK-LABEL: pk.kernel @store_then_load
+// CHECK: pk.store %{{.*}}, %[[O:.*]] : tensor<4xi32> -> !pk.ref<4xi32>
+// CHECK-NEXT: %[[R:.*]] = pk.load %[[O]] : !pk.ref<4xi32> -> tensor<4xi32>
+// CHECK-NEXT: %[[S:.*]] = pk.add %[[R]], %[[R]] : tensor<4xi32>
+// CHECK-NEXT: pk.store %[[S]], %[[O]] : tensor<4xi32> -> !pk.ref<4xi32>
+pk.kernel @store_then_load(%x: !pk.ref<4xi32>, %o: !pk.ref<4xi32>) {
+  %0 = pk.load %x : !pk.ref<4xi32> -> tensor<4xi32>
+  pk.store %0, %o : tensor<4xi32> -> !pk.ref<4xi32>
+  %1 = pk.load %o : !pk.ref<4xi32> -> tensor<4xi32>
+  %2 = pk.add %1, %1 : tensor<4xi32>
+  pk.store %2, %o : tensor<4xi32> -> !pk.ref<4xi32>
+  pk.return
+}
