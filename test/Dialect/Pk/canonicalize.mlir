@@ -173,3 +173,23 @@ pk.kernel @effects_kept(%x: !pk.ref<4xf32>, %unused: !pk.ref<4xf64>, %o: !pk.ref
   pk.store %w, %o : tensor<4xf32> -> !pk.ref<4xf32>
   pk.return
 }
+
+// -----
+
+// A cast to the same type is the value; a round trip through a narrower type
+// is not (it may round or wrap).
+// CHECK-LABEL: pk.kernel @casts
+// CHECK: %[[V:.*]] = pk.load
+// CHECK-NEXT: pk.store %[[V]], %{{.*}} :
+// CHECK-NEXT: %[[N:.*]] = pk.cast %[[V]] : tensor<4xf64> -> tensor<4xf32>
+// CHECK-NEXT: %[[W:.*]] = pk.cast %[[N]] : tensor<4xf32> -> tensor<4xf64>
+// CHECK-NEXT: pk.store %[[W]]
+pk.kernel @casts(%x: !pk.ref<4xf64>, %o1: !pk.ref<4xf64>, %o2: !pk.ref<4xf64>) {
+  %v = pk.load %x : !pk.ref<4xf64> -> tensor<4xf64>
+  %0 = pk.cast %v : tensor<4xf64> -> tensor<4xf64>
+  pk.store %0, %o1 : tensor<4xf64> -> !pk.ref<4xf64>
+  %1 = pk.cast %v : tensor<4xf64> -> tensor<4xf32>
+  %2 = pk.cast %1 : tensor<4xf32> -> tensor<4xf64>
+  pk.store %2, %o2 : tensor<4xf64> -> !pk.ref<4xf64>
+  pk.return
+}

@@ -253,6 +253,22 @@ func.func @neg_booleans(%m: tensor<4xi1>) {
 
 // -----
 
+func.func @cast_changes_shape(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.cast' op all non-scalar operands/results must have the same shape and base type}}
+  %0 = pk.cast %x : tensor<4xf32> -> tensor<2x2xf64>
+  return
+}
+
+// -----
+
+func.func @cast_to_unsupported_type(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.cast' op result #0 must be statically shaped tensor of pk element type values, but got 'tensor<4xui32>'}}
+  %0 = pk.cast %x : tensor<4xf32> -> tensor<4xui32>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // pk.broadcast
 //===----------------------------------------------------------------------===//

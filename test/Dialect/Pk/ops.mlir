@@ -101,6 +101,19 @@ pk.kernel @constants(%o: !pk.ref<4xf32>, %i: !pk.ref<i32>, %m: !pk.ref<2xi1>) {
   pk.return
 }
 
+// CHECK-LABEL: pk.kernel @casts
+// CHECK: pk.cast %{{.*}} : tensor<4xi32> -> tensor<4xf64>
+// CHECK: pk.cast %{{.*}} : tensor<4xf64> -> tensor<4xi1>
+// CHECK: pk.cast %{{.*}} : tensor<4xi1> -> tensor<4xbf16>
+pk.kernel @casts(%x: !pk.ref<4xi32>, %o: !pk.ref<4xbf16>) {
+  %0 = pk.load %x : !pk.ref<4xi32> -> tensor<4xi32>
+  %1 = pk.cast %0 : tensor<4xi32> -> tensor<4xf64>
+  %2 = pk.cast %1 : tensor<4xf64> -> tensor<4xi1>
+  %3 = pk.cast %2 : tensor<4xi1> -> tensor<4xbf16>
+  pk.store %3, %o : tensor<4xbf16> -> !pk.ref<4xbf16>
+  pk.return
+}
+
 // CHECK-LABEL: pk.kernel @broadcasts
 // CHECK: pk.broadcast %{{.*}} : tensor<3xf32> -> tensor<2x3xf32>
 // CHECK: pk.broadcast %{{.*}} : tensor<2x1xf32> -> tensor<2x3xf32>

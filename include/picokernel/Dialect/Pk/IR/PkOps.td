@@ -161,6 +161,30 @@ def Pk_BroadcastOp : Pk_Op<"broadcast", [Pure,
   let hasFolder = 1;
 }
 
+def Pk_CastOp : Pk_Op<"cast", [Pure, Elementwise]> {
+  let summary = "elementwise conversion to another element type";
+  let description = [{
+    NumPy's `astype`, and the conversions the frontends insert to apply
+    NumPy's type promotion (`int32 + float32` computes in `float64`).
+    Floats convert to floats with rounding to nearest-even; integers to
+    floats by rounding, and floats to integers by truncation toward zero (a
+    NaN or an out-of-range value gives an unspecified integer, where NumPy
+    warns). Integers widen with sign extension and narrow by wrapping.
+    Booleans become 0 or 1, and a number becomes a boolean by comparing it
+    with zero.
+
+    ```mlir
+    %1 = pk.cast %0 : tensor<4xi32> -> tensor<4xf64>
+    ```
+  }];
+  let arguments = (ins Pk_Tensor:$operand);
+  let results = (outs Pk_Tensor:$result);
+  let assemblyFormat = [{
+    $operand attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise arithmetic
 //===----------------------------------------------------------------------===//
