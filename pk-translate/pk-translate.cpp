@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "picokernel/Dialect/Pk/IR/PkDialect.h"
+#include "picokernel/Target/Listing.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllTranslations.h"
@@ -13,6 +13,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllTranslations();
+  mlir::pk::registerToListingTranslation();
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "picokernel translation driver\n"));
 }

@@ -1,0 +1,72 @@
+//===- DType.h - array element types and NumPy's rules for them -*- C++ -*-===//
+//
+// The element types picokernel arrays can have, named as NumPy names them,
+// with NumPy's type promotion and broadcasting rules. Shared by the tracers
+// and the runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_FRONTEND_DTYPE_H
+#define PICOKERNEL_FRONTEND_DTYPE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+class Type;
+} // namespace mlir
+
+namespace pk {
+
+enum class DType : uint8_t { Bool, I8, I16, I32, I64, F16, BF16, F32, F64 };
+
+inline constexpr DType boolean = DType::Bool;
+inline constexpr DType i8 = DType::I8;
+inline constexpr DType i16 = DType::I16;
+inline constexpr DType i32 = DType::I32;
+inline constexpr DType i64 = DType::I64;
+inline constexpr DType f16 = DType::F16;
+inline constexpr DType bf16 = DType::BF16;
+inline constexpr DType f32 = DType::F32;
+inline constexpr DType f64 = DType::F64;
+
+/// NumPy's name: "bool", "int8", ..., "float16", "bfloat16", "float32".
+std::string_view dtypeName(DType dtype);
+/// The short name used in IR listings: "i1", "i8", ..., "bf16", "f32".
+std::string_view dtypeShortName(DType dtype);
+/// Accepts NumPy's names and the short names.
+std::optional<DType> parseDType(std::string_view name);
+
+size_t itemSize(DType dtype);
+bool isFloat(DType dtype);
+/// Signed integers; bool is not an integer here.
+bool isInteger(DType dtype);
+
+mlir::Type toMlirType(DType dtype, mlir::MLIRContext &context);
+std::optional<DType> fromMlirType(mlir::Type type);
+
+/// NumPy's result_type for two arrays: bool < integers < floats, the wider
+/// of two of a kind, and an integer with a float computes in a float wide
+/// enough to hold it (int8 with float16 is float16, int16 with float16 is
+/// float32, int32 with float32 is float64). bfloat16 mixes like float16,
+/// and float16 with bfloat16 is float32.
+DType promoteTypes(DType a, DType b);
+
+using Shape = std::vector<int64_t>;
+
+/// NumPy broadcasting of two shapes, or nothing if they are incompatible.
+std::optional<Shape> broadcastShapes(std::span<const int64_t> a,
+                                     std::span<const int64_t> b);
+
+/// Whether `from` broadcasts to exactly `to` (as in `to_array[...] = from`).
+bool broadcastsTo(std::span<const int64_t> from, std::span<const int64_t> to);
+
+} // namespace pk
+
+#endif // PICOKERNEL_FRONTEND_DTYPE_H

@@ -1,0 +1,346 @@
+//===- Trace.h - the C++ tracing frontend -----------------------*- C++ -*-===//
+//
+// A kernel is ordinary C++ over proxy objects. Running it records `pk` IR:
+//
+//   auto module = pk::trace(
+//       "fma",
+//       [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
+//         o[pk::all] = a[pk::all] * b[pk::all] + c[pk::all];
+//       },
+//       {{"a", {4}, pk::f32}, {"b", {4}, pk::f32}, {"c", {4}, pk::f32},
+//        {"o", {4}, pk::f32}});
+//
+// `ref[pk::all]` is the seed's `ref[...]`: reading it loads the whole array
+// (at that point of the kernel), assigning to it stores. Values follow NumPy:
+// broadcasting, type promotion, and C++ number literals that are weakly
+// typed like Python scalars (`x_f32 * 2.0` stays float32). Host-side loops
+// and ifs simply run while tracing. Every op records the user's source line.
+//
+// Errors are pk::TraceError exceptions naming the operation and the user's
+// file:line.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_FRONTEND_TRACE_H
+#define PICOKERNEL_FRONTEND_TRACE_H
+
+#include "picokernel/Frontend/DType.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Value.h"
+
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace pk {
+
+/// Where in the user's program something was written.
+struct SourceLoc {
+  std::string file;
+  unsigned line = 0;
+  unsigned column = 0;
+
+  static SourceLoc
+  current(std::source_location where = std::source_location::current()) {
+    return {where.file_name(), unsigned(where.line()),
+            unsigned(where.column())};
+  }
+  std::string str() const;
+};
+
+/// A trace-time error: the message names the operation, and where() is the
+/// user's line that caused it (what() starts with "file:line:column: ").
+class TraceError : public std::runtime_error {
+public:
+  TraceError(const std::string &message, SourceLoc where);
+  const SourceLoc &where() const { return location; }
+  /// The message without the location prefix.
+  const std::string &message() const { return text; }
+
+private:
+  SourceLoc location;
+  std::string text;
+};
+
+/// One kernel parameter: its name (as the printed IR shows it; empty means
+/// "argN"), shape and element type.
+struct ArgSpec {
+  std::string name;
+  Shape shape;
+  DType dtype;
+};
+using Signature = std::vector<ArgSpec>;
+
+namespace detail {
+class TraceState;
+} // namespace detail
+
+/// A traced array value: the result of a load or of an operation.
+class Value {
+public:
+  Value() = default;
+  Shape shape(std::source_location where = std::source_location::current()) const;
+  DType dtype(std::source_location where = std::source_location::current()) const;
+  /// The IR value; valid while the trace that made it is open.
+  mlir::Value ir() const { return value; }
+
+protected:
+  friend class detail::TraceState;
+  Value(std::shared_ptr<detail::TraceState> state, mlir::Value value)
+      : state(std::move(state)), value(value) {}
+
+  std::shared_ptr<detail::TraceState> state;
+  mlir::Value value;
+};
+
+/// An operand of a traced operation: a traced value or a C++ number, with
+/// the user's source location (captured where the operand is written). C++
+/// numbers are weakly typed, like Python scalars in NumPy: they take the
+/// other operand's element type (an integer array times a floating-point
+/// number computes in float64, as in NumPy).
+class Operand {
+public:
+  enum class Kind { Value, Bool, Integer, Float };
+
+  Operand(const Value &value,
+          std::source_location where = std::source_location::current())
+      : Operand(value, SourceLoc::current(where)) {}
+  Operand(const Value &value, SourceLoc where)
+      : kind(Kind::Value), value(value), location(std::move(where)) {}
+
+  template <typename T>
+    requires std::is_arithmetic_v<T>
+  Operand(T number,
+          std::source_location where = std::source_location::current())
+      : location(SourceLoc::current(where)) {
+    if constexpr (std::is_same_v<T, bool>) {
+      kind = Kind::Bool;
+      intValue = number;
+    } else if constexpr (std::is_integral_v<T>) {
+      if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(int64_t))
+        if (number > T(INT64_MAX))
+          throw TraceError("integer scalar " + std::to_string(number) +
+                               " does not fit in int64",
+                           location);
+      kind = Kind::Integer;
+      intValue = int64_t(number);
+    } else {
+      kind = Kind::Float;
+      floatValue = double(number);
+    }
+  }
+
+  /// Numbers with an explicit location (for language bindings).
+  static Operand fromBool(bool number, SourceLoc where);
+  static Operand fromInteger(int64_t number, SourceLoc where);
+  static Operand fromFloat(double number, SourceLoc where);
+
+  Kind getKind() const { return kind; }
+  /// The element type of a number made with pk::typed (none: weakly typed).
+  std::optional<DType> numberType() const { return fixedType; }
+  const Value &getValue() const { return value; }
+  int64_t getInteger() const { return intValue; }
+  double getFloat() const { return floatValue; }
+  const SourceLoc &where() const { return location; }
+
+private:
+  Operand(Kind kind, SourceLoc where) : kind(kind), location(std::move(where)) {}
+  friend Operand typed(const Operand &number, DType dtype);
+
+  Kind kind = Kind::Value;
+  Value value;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  std::optional<DType> fixedType;
+  SourceLoc location;
+};
+
+/// `ref[pk::all]`: the loaded value of the whole array, which can also be
+/// assigned to (a store). Only the expression `ref[pk::all]` itself can be
+/// assigned; a named copy (`auto x = ref[pk::all]`) is a plain value.
+class RefElement : public Value {
+public:
+  RefElement(const RefElement &) = default;
+
+  /// `ref[pk::all] = value` (also when `value` is another `ref[pk::all]`:
+  /// the deleted lvalue overload leaves this as the only assignment).
+  void operator=(const Operand &stored) &&;
+  RefElement &operator=(const RefElement &) & = delete;
+
+  void operator+=(const Operand &rhs) &&;
+  void operator-=(const Operand &rhs) &&;
+  void operator*=(const Operand &rhs) &&;
+  void operator/=(const Operand &rhs) &&;
+
+private:
+  friend class Ref;
+  RefElement(Value loaded, std::shared_ptr<detail::TraceState> owner,
+             unsigned index)
+      : Value(std::move(loaded)), owner(std::move(owner)), index(index) {}
+
+  std::shared_ptr<detail::TraceState> owner;
+  unsigned index;
+};
+
+/// The whole-array index, the seed's `...`: `ref[pk::all]`.
+struct All {};
+inline constexpr All all{};
+
+/// `pk::all` together with the user's source location.
+struct WholeArray {
+  WholeArray(All, std::source_location where = std::source_location::current())
+      : where(SourceLoc::current(where)) {}
+  SourceLoc where;
+};
+
+/// A kernel parameter: a reference to a whole array.
+class Ref {
+public:
+  /// Loads the whole array now; assigning to the result stores.
+  RefElement operator[](const WholeArray &index) const;
+  Value load(std::source_location where = std::source_location::current()) const;
+  void store(const Operand &value) const;
+
+  const std::string &name() const;
+  Shape shape() const;
+  DType dtype() const;
+
+private:
+  friend class Tracer;
+  Ref(std::shared_ptr<detail::TraceState> state, unsigned index)
+      : state(std::move(state)), index(index) {}
+
+  std::shared_ptr<detail::TraceState> state;
+  unsigned index;
+};
+
+Value operator+(const Operand &lhs, const Operand &rhs);
+Value operator-(const Operand &lhs, const Operand &rhs);
+Value operator*(const Operand &lhs, const Operand &rhs);
+/// True division: integer operands compute in float64, as NumPy's `/`.
+Value operator/(const Operand &lhs, const Operand &rhs);
+Value operator-(const Operand &operand);
+
+/// NumPy's `lhs @ rhs` (1-D, 2-D and batched, batch dimensions broadcast).
+Value matmul(const Operand &lhs, const Operand &rhs);
+/// NumPy's `value.astype(dtype)`.
+Value cast(const Operand &value, DType dtype);
+/// A number with a fixed element type, like a NumPy scalar
+/// (`np.float64(2.0)`): unlike a plain C++ number it takes part in type
+/// promotion, so `x_f32 * pk::typed(2.0, pk::f64)` computes in float64.
+Operand typed(const Operand &number, DType dtype);
+
+/// Records kernels. Most code calls pk::trace(); language bindings drive a
+/// Tracer directly, one operation at a time.
+class Tracer {
+public:
+  Tracer(mlir::MLIRContext &context, std::string name,
+         const Signature &signature, SourceLoc where = {});
+  ~Tracer();
+  Tracer(const Tracer &) = delete;
+  Tracer &operator=(const Tracer &) = delete;
+
+  const std::vector<Ref> &refs() const { return parameters; }
+  /// Ends the trace: checks that the kernel stores, removes unused values,
+  /// verifies the kernel and hands over the module. Values and refs of this
+  /// trace cannot be used afterwards.
+  mlir::OwningOpRef<mlir::ModuleOp> finish();
+  /// Ends the trace without a result (the kernel raised); idempotent.
+  void abandon();
+
+private:
+  std::shared_ptr<detail::TraceState> state;
+  std::vector<Ref> parameters;
+  SourceLoc location;
+};
+
+/// The context pk::trace uses when none is given: one per process.
+mlir::MLIRContext &defaultContext();
+
+namespace detail {
+template <typename Fn, size_t... I>
+constexpr bool invocableWithRefs(std::index_sequence<I...>) {
+  return std::is_invocable_v<Fn, decltype((void)I, std::declval<Ref>())...>;
+}
+
+/// How many refs `Fn` takes (up to 32), or -1 if it takes a std::vector.
+template <typename Fn, size_t N = 0> constexpr int refArity() {
+  if constexpr (std::is_invocable_v<Fn, const std::vector<Ref> &>)
+    return -1;
+  else if constexpr (N > 32)
+    static_assert(N <= 32, "a kernel takes pk::Ref parameters (at most 32) or "
+                           "one const std::vector<pk::Ref>&");
+  else if constexpr (invocableWithRefs<Fn>(std::make_index_sequence<N>()))
+    return int(N);
+  else
+    return refArity<Fn, N + 1>();
+  return 0;
+}
+
+template <typename Fn, size_t... I>
+void callWithRefs(Fn &fn, const std::vector<Ref> &refs,
+                  std::index_sequence<I...>) {
+  fn(refs[I]...);
+}
+
+[[noreturn]] void throwArityMismatch(const std::string &name, size_t takes,
+                                     size_t given, const SourceLoc &where);
+} // namespace detail
+
+/// Runs `kernel` on proxy refs described by `signature` and returns the
+/// recorded module (one pk.kernel named `name`). `kernel` takes one pk::Ref
+/// per signature entry, or one `const std::vector<pk::Ref>&`.
+template <typename Fn>
+mlir::OwningOpRef<mlir::ModuleOp>
+trace(mlir::MLIRContext &context, const std::string &name, Fn &&kernel,
+      const Signature &signature,
+      std::source_location where = std::source_location::current()) {
+  constexpr int arity = detail::refArity<std::remove_reference_t<Fn> &>();
+  SourceLoc location = SourceLoc::current(where);
+  if constexpr (arity >= 0)
+    if (signature.size() != size_t(arity))
+      detail::throwArityMismatch(name, arity, signature.size(), location);
+  Tracer tracer(context, name, signature, location);
+  try {
+    if constexpr (arity >= 0)
+      detail::callWithRefs(kernel, tracer.refs(),
+                           std::make_index_sequence<size_t(arity)>());
+    else
+      kernel(tracer.refs());
+  } catch (...) {
+    tracer.abandon();
+    throw;
+  }
+  return tracer.finish();
+}
+
+template <typename Fn>
+mlir::OwningOpRef<mlir::ModuleOp>
+trace(const std::string &name, Fn &&kernel, const Signature &signature,
+      std::source_location where = std::source_location::current()) {
+  return trace(defaultContext(), name, std::forward<Fn>(kernel), signature,
+               where);
+}
+
+/// The module as MLIR text, parameters named as in the signature.
+std::string printModule(mlir::ModuleOp module, bool withLocations = false);
+
+/// The compact listing in the seed post's style, one line per operation:
+/// `v2<4:f32> = MUL(v0, v1)`.
+std::string listing(mlir::ModuleOp module);
+
+} // namespace pk
+
+#endif // PICOKERNEL_FRONTEND_TRACE_H

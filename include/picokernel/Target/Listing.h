@@ -1,0 +1,34 @@
+//===- Listing.h - the seed-style listing of a pk kernel --------*- C++ -*-===//
+//
+// A compact, human-oriented view of a traced kernel in the style of the
+// original picokernel:
+//
+//   kernel fma(a, b, c, o):
+//     v0<4:f32> = LOAD [a]()
+//     v1<4:f32> = LOAD [b]()
+//     v2<4:f32> = MUL(v0, v1)
+//     v3<4:f32> = LOAD [c]()
+//     v4<4:f32> = ADD(v2, v3)
+//     STORE [o](v4)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_TARGET_LISTING_H
+#define PICOKERNEL_TARGET_LISTING_H
+
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::pk {
+
+/// Prints `kernel` as a listing. Parameter names come from the NameLocs the
+/// tracers attach to the kernel's arguments (`argN` otherwise).
+void printListing(KernelOp kernel, llvm::raw_ostream &os);
+
+/// Registers `--pk-to-listing` with mlir-translate style drivers.
+void registerToListingTranslation();
+
+} // namespace mlir::pk
+
+#endif // PICOKERNEL_TARGET_LISTING_H

@@ -1,0 +1,693 @@
+//===- Trace.cpp - the C++ tracing frontend -------------------------------===//
+//
+// Each trace owns a TraceState: the module being built, a builder positioned
+// in the kernel body, and the open flag that makes values unusable once
+// their trace has ended. The operators only convert operands; NumPy's rules
+// (promotion, weak scalars, broadcasting, matmul shapes) are applied here,
+// so that the IR below the frontend is explicit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "picokernel/Frontend/Trace.h"
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Target/Listing.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using mlir::pk::formatShape;
+
+namespace pk {
+
+std::string SourceLoc::str() const {
+  if (file.empty())
+    return "<unknown>";
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+TraceError::TraceError(const std::string &message, SourceLoc where)
+    : std::runtime_error(where.str() + ": error: " + message),
+      location(std::move(where)), text(message) {}
+
+void detail::throwArityMismatch(const std::string &name, size_t takes,
+                                size_t given, const SourceLoc &where) {
+  throw TraceError("trace: kernel '" + name + "' takes " +
+                       std::to_string(takes) +
+                       " refs but the signature describes " +
+                       std::to_string(given) + " arrays",
+                   where);
+}
+
+mlir::MLIRContext &defaultContext() {
+  // Never destroyed: modules handed out may outlive static destruction.
+  static mlir::MLIRContext *context = [] {
+    auto *created = new mlir::MLIRContext();
+    created->loadDialect<mlir::pk::PkDialect>();
+    return created;
+  }();
+  return *context;
+}
+
+namespace detail {
+
+enum class BinaryKind { Add, Sub, Mul, Div };
+
+[[noreturn]] static void fail(const SourceLoc &where, const std::string &op,
+                              const std::string &message) {
+  throw TraceError(op + ": " + message, where);
+}
+
+static std::string quoted(DType dtype) {
+  return std::string(dtypeName(dtype));
+}
+
+class TraceState : public std::enable_shared_from_this<TraceState> {
+public:
+  TraceState(mlir::MLIRContext &context, std::string kernelName,
+             const Signature &signature, const SourceLoc &where)
+      : name(std::move(kernelName)), builder(&context) {
+    context.loadDialect<mlir::pk::PkDialect>();
+    kernelLoc = location(where);
+    module = mlir::ModuleOp::create(kernelLoc);
+    builder.setInsertionPointToEnd(module->getBody());
+
+    llvm::SmallVector<mlir::Type> argTypes;
+    llvm::SmallVector<mlir::Location> argLocs;
+    for (auto [i, arg] : llvm::enumerate(signature)) {
+      std::string argName =
+          arg.name.empty() ? "arg" + std::to_string(i) : arg.name;
+      if (llvm::is_contained(argNames, argName))
+        fail(where, "trace", "two parameters are named '" + argName + "'");
+      for (auto [d, dim] : llvm::enumerate(arg.shape))
+        if (dim < 0)
+          fail(where, "trace",
+               "parameter '" + argName + "' has a negative dimension in " +
+                   "shape " + formatShape(arg.shape));
+      // The reason is reported below, in the user's terms.
+      mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) {
+        return mlir::success();
+      });
+      mlir::Type type = mlir::pk::RefType::getChecked(
+          [&] { return mlir::emitError(kernelLoc); }, &context,
+          llvm::ArrayRef<int64_t>(arg.shape),
+          toMlirType(arg.dtype, context));
+      if (!type)
+        fail(where, "trace",
+             "parameter '" + argName + "' of shape " + formatShape(arg.shape) +
+                 " and dtype " + quoted(arg.dtype) +
+                 " is too large: its size in bytes overflows int64");
+      argTypes.push_back(type);
+      argLocs.push_back(mlir::NameLoc::get(
+          mlir::StringAttr::get(&context, argName), kernelLoc));
+      argNames.push_back(std::move(argName));
+    }
+    kernel = mlir::pk::KernelOp::create(builder, kernelLoc, name,
+                                        builder.getFunctionType(argTypes, {}));
+    builder.createBlock(&kernel.getBody(), {}, argTypes, argLocs);
+  }
+
+  const std::string &kernelName() const { return name; }
+  const std::string &argName(unsigned index) const { return argNames[index]; }
+  mlir::pk::RefType refType(unsigned index) {
+    return llvm::cast<mlir::pk::RefType>(body().getArgument(index).getType());
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Ownership: values belong to one open trace
+  //===--------------------------------------------------------------------===//
+
+  static std::shared_ptr<TraceState> &stateOf(const Value &value) {
+    return const_cast<Value &>(value).state;
+  }
+
+  void checkOpen(const std::string &op, const SourceLoc &where) const {
+    if (!open)
+      fail(where, op,
+           "kernel '" + name +
+               "' is no longer being traced: its values and refs cannot be "
+               "used after the trace ended");
+  }
+
+  /// The trace that the traced operands of one operation belong to.
+  static TraceState &owner(std::initializer_list<const Operand *> operands,
+                           const std::string &op) {
+    TraceState *state = nullptr;
+    for (const Operand *operand : operands) {
+      if (operand->getKind() != Operand::Kind::Value)
+        continue;
+      TraceState *candidate = stateOf(operand->getValue()).get();
+      if (!candidate || !operand->getValue().ir())
+        fail(operand->where(), op,
+             "use of an empty pk::Value (default-constructed)");
+      if (state && state != candidate)
+        fail(operand->where(), op,
+             "operands come from the traces of kernels '" + state->name +
+                 "' and '" + candidate->name +
+                 "': a value belongs to the trace that made it");
+      state = candidate;
+      state->checkOpen(op, operand->where());
+    }
+    if (!state)
+      fail((*operands.begin())->where(), op, "needs a traced operand");
+    return *state;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Building blocks
+  //===--------------------------------------------------------------------===//
+
+  mlir::Location location(const SourceLoc &where) {
+    if (where.file.empty())
+      return builder.getUnknownLoc();
+    return mlir::FileLineColLoc::get(builder.getContext(), where.file,
+                                     where.line, where.column);
+  }
+
+  Value wrap(mlir::Value value) { return Value(shared_from_this(), value); }
+
+  mlir::RankedTensorType tensorType(const Shape &shape, DType dtype) {
+    return mlir::RankedTensorType::get(
+        shape, toMlirType(dtype, *builder.getContext()));
+  }
+
+  static Shape shapeOf(mlir::Value value) {
+    auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
+    return Shape(type.getShape().begin(), type.getShape().end());
+  }
+
+  static DType dtypeOf(mlir::Value value) {
+    return *fromMlirType(
+        llvm::cast<mlir::RankedTensorType>(value.getType()).getElementType());
+  }
+
+  static Shape shapeOf(const Operand &operand) {
+    if (operand.getKind() == Operand::Kind::Value)
+      return shapeOf(operand.getValue().ir());
+    return {};
+  }
+
+  /// A C++ number as an element of `dtype`, or an error if it does not fit
+  /// (NumPy raises OverflowError for out-of-bounds Python integers).
+  mlir::TypedAttr scalarAttr(const Operand &number, DType dtype,
+                             const std::string &op) {
+    mlir::MLIRContext &context = *builder.getContext();
+    mlir::Type type = toMlirType(dtype, context);
+    bool isFloatNumber = number.getKind() == Operand::Kind::Float;
+    if (isFloat(dtype)) {
+      const llvm::fltSemantics &semantics =
+          llvm::cast<mlir::FloatType>(type).getFloatSemantics();
+      llvm::APFloat value(isFloatNumber ? number.getFloat()
+                                        : double(number.getInteger()));
+      if (!isFloatNumber) {
+        value = llvm::APFloat(semantics);
+        value.convertFromAPInt(llvm::APInt(64, number.getInteger(), true),
+                               /*IsSigned=*/true,
+                               llvm::APFloat::rmNearestTiesToEven);
+      } else {
+        bool losesInfo = false;
+        value.convert(semantics, llvm::APFloat::rmNearestTiesToEven,
+                      &losesInfo);
+      }
+      return mlir::FloatAttr::get(type, value);
+    }
+    if (dtype == DType::Bool)
+      return mlir::IntegerAttr::get(
+          type, llvm::APInt(1, isFloatNumber ? number.getFloat() != 0.0
+                                             : number.getInteger() != 0));
+    int64_t value = number.getInteger();
+    if (isFloatNumber) {
+      // As NumPy's `int_array[...] = 2.7`: truncation toward zero.
+      double truncated = std::trunc(number.getFloat());
+      if (!std::isfinite(truncated) || truncated < -0x1p63 ||
+          truncated >= 0x1p63)
+        fail(number.where(), op,
+             "the number " + std::to_string(number.getFloat()) +
+                 " cannot be converted to " + quoted(dtype));
+      value = int64_t(truncated);
+    }
+    unsigned bits = type.getIntOrFloatBitWidth();
+    int64_t lo = bits == 64 ? std::numeric_limits<int64_t>::min()
+                            : -(int64_t(1) << (bits - 1));
+    int64_t hi = bits == 64 ? std::numeric_limits<int64_t>::max()
+                            : (int64_t(1) << (bits - 1)) - 1;
+    if (value < lo || value > hi)
+      fail(number.where(), op,
+           "integer scalar " + std::to_string(value) +
+               " is out of bounds for " + quoted(dtype) +
+               " (NumPy raises OverflowError)");
+    return mlir::IntegerAttr::get(type, llvm::APInt(bits, value, true));
+  }
+
+  /// `operand` as a tensor of `dtype` and `shape`: casts and broadcasts a
+  /// traced value, splats a number.
+  mlir::Value materialize(const Operand &operand, DType dtype,
+                          const Shape &shape, const std::string &op) {
+    mlir::Location loc = location(operand.where());
+    if (operand.getKind() != Operand::Kind::Value) {
+      auto type = tensorType(shape, dtype);
+      auto splat = mlir::DenseElementsAttr::get(
+          type, llvm::ArrayRef<mlir::Attribute>(scalarAttr(operand, dtype, op)));
+      return mlir::pk::ConstantOp::create(builder, loc, splat);
+    }
+    mlir::Value value = operand.getValue().ir();
+    if (dtypeOf(value) != dtype)
+      value = mlir::pk::CastOp::create(builder, loc,
+                                       tensorType(shapeOf(value), dtype), value);
+    if (shapeOf(value) != shape)
+      value = mlir::pk::BroadcastOp::create(builder, loc,
+                                            tensorType(shape, dtype), value);
+    return value;
+  }
+
+  /// The element type an operand has as an array: a traced value's, or a
+  /// pk::typed number's. Plain C++ numbers have none (weakly typed).
+  static std::optional<DType> arrayType(const Operand &operand) {
+    if (operand.getKind() == Operand::Kind::Value)
+      return dtypeOf(operand.getValue().ir());
+    return operand.numberType();
+  }
+
+  /// NumPy's result type for two operands, Python scalars being weak (NEP
+  /// 50): a number takes the array's type, except that an integer array and
+  /// a floating-point number compute in float64 and a bool array and an
+  /// integer in int64.
+  static DType resultType(const Operand &lhs, const Operand &rhs) {
+    std::optional<DType> lhsType = arrayType(lhs), rhsType = arrayType(rhs);
+    if (lhsType && rhsType)
+      return promoteTypes(*lhsType, *rhsType);
+    DType dtype = lhsType ? *lhsType : *rhsType;
+    const Operand &number = lhsType ? rhs : lhs;
+    switch (number.getKind()) {
+    case Operand::Kind::Float:
+      return isFloat(dtype) ? dtype : DType::F64;
+    case Operand::Kind::Integer:
+      return dtype == DType::Bool ? DType::I64 : dtype;
+    default:
+      return dtype;
+    }
+  }
+
+  Shape broadcastOperands(const Operand &lhs, const Operand &rhs,
+                          const std::string &op) {
+    Shape lhsShape = shapeOf(lhs), rhsShape = shapeOf(rhs);
+    std::optional<Shape> shape = broadcastShapes(lhsShape, rhsShape);
+    if (!shape)
+      fail(lhs.where(), op,
+           "operands of shapes " + formatShape(lhsShape) + " and " +
+               formatShape(rhsShape) + " cannot be broadcast together");
+    return *shape;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Operations
+  //===--------------------------------------------------------------------===//
+
+  Value binary(BinaryKind kind, const Operand &lhs, const Operand &rhs) {
+    static const char *names[] = {"add", "subtract", "multiply", "divide"};
+    std::string op = names[int(kind)];
+    Shape shape = broadcastOperands(lhs, rhs, op);
+    DType dtype = resultType(lhs, rhs);
+    mlir::Location loc = location(lhs.where());
+
+    if (kind == BinaryKind::Div && !isFloat(dtype))
+      dtype = DType::F64; // true division, as NumPy's `/`
+    if (dtype == DType::Bool) {
+      if (kind == BinaryKind::Sub)
+        fail(lhs.where(), op,
+             "boolean subtract, the `-` operator, is not supported (as in "
+             "NumPy); cast to a number type first with pk::cast");
+      // NumPy's bool + bool is logical or, bool * bool logical and: compute
+      // in int8 (0/1 operands cannot wrap to zero) and compare with zero.
+      mlir::Value l = materialize(lhs, DType::I8, shape, op);
+      mlir::Value r = materialize(rhs, DType::I8, shape, op);
+      mlir::Value result =
+          kind == BinaryKind::Add
+              ? mlir::Value(mlir::pk::AddOp::create(builder, loc, l, r))
+              : mlir::Value(mlir::pk::MulOp::create(builder, loc, l, r));
+      return wrap(mlir::pk::CastOp::create(
+          builder, loc, tensorType(shape, DType::Bool), result));
+    }
+
+    mlir::Value l = materialize(lhs, dtype, shape, op);
+    mlir::Value r = materialize(rhs, dtype, shape, op);
+    switch (kind) {
+    case BinaryKind::Add:
+      return wrap(mlir::pk::AddOp::create(builder, loc, l, r));
+    case BinaryKind::Sub:
+      return wrap(mlir::pk::SubOp::create(builder, loc, l, r));
+    case BinaryKind::Mul:
+      return wrap(mlir::pk::MulOp::create(builder, loc, l, r));
+    case BinaryKind::Div:
+      return wrap(mlir::pk::DivOp::create(builder, loc, l, r));
+    }
+    llvm_unreachable("unknown binary operation");
+  }
+
+  Value negate(const Operand &operand) {
+    mlir::Value value = operand.getValue().ir();
+    if (dtypeOf(value) == DType::Bool)
+      fail(operand.where(), "negative",
+           "the boolean negative, the `-` operator, is not supported (as in "
+           "NumPy); cast to a number type first with pk::cast");
+    return wrap(
+        mlir::pk::NegOp::create(builder, location(operand.where()), value));
+  }
+
+  Value matmul(const Operand &lhs, const Operand &rhs) {
+    const std::string op = "matmul";
+    for (const Operand *operand : {&lhs, &rhs})
+      if (operand->getKind() != Operand::Kind::Value ||
+          shapeOf(*operand).empty())
+        fail(operand->where(), op,
+             "operands must be arrays of at least one dimension (NumPy's @ "
+             "rejects scalars; use * to scale)");
+    Shape lhsShape = shapeOf(lhs), rhsShape = shapeOf(rhs);
+    size_t lhsRank = lhsShape.size(), rhsRank = rhsShape.size();
+    int64_t lhsK = lhsShape.back();
+    int64_t rhsK = rhsShape[rhsRank == 1 ? 0 : rhsRank - 2];
+    if (lhsK != rhsK)
+      fail(lhs.where(), op,
+           "shapes " + formatShape(lhsShape) + " @ " + formatShape(rhsShape) +
+               " do not align: the contracted dimensions are " +
+               std::to_string(lhsK) + " and " + std::to_string(rhsK));
+
+    // Batch dimensions broadcast against each other, explicitly.
+    Shape lhsTarget = lhsShape, rhsTarget = rhsShape;
+    Shape batch;
+    if (lhsRank >= 2 && rhsRank >= 2) {
+      Shape lhsBatch(lhsShape.begin(), lhsShape.end() - 2);
+      Shape rhsBatch(rhsShape.begin(), rhsShape.end() - 2);
+      std::optional<Shape> common = broadcastShapes(lhsBatch, rhsBatch);
+      if (!common)
+        fail(lhs.where(), op,
+             "batch dimensions " + formatShape(lhsBatch) + " and " +
+                 formatShape(rhsBatch) + " of shapes " +
+                 formatShape(lhsShape) + " @ " + formatShape(rhsShape) +
+                 " cannot be broadcast together");
+      batch = *common;
+      lhsTarget = batch;
+      lhsTarget.insert(lhsTarget.end(), lhsShape.end() - 2, lhsShape.end());
+      rhsTarget = batch;
+      rhsTarget.insert(rhsTarget.end(), rhsShape.end() - 2, rhsShape.end());
+    } else if (lhsRank >= 2) {
+      batch.assign(lhsShape.begin(), lhsShape.end() - 2);
+    } else if (rhsRank >= 2) {
+      batch.assign(rhsShape.begin(), rhsShape.end() - 2);
+    }
+    Shape result = batch;
+    if (lhsRank >= 2)
+      result.push_back(lhsShape[lhsRank - 2]);
+    if (rhsRank >= 2)
+      result.push_back(rhsShape.back());
+
+    DType dtype = resultType(lhs, rhs);
+    // NumPy's bool @ bool is "any(a and b)": count in int64, test nonzero.
+    DType computeType = dtype == DType::Bool ? DType::I64 : dtype;
+    mlir::Location loc = location(lhs.where());
+    mlir::Value l = materialize(lhs, computeType, lhsTarget, op);
+    mlir::Value r = materialize(rhs, computeType, rhsTarget, op);
+    mlir::Value product = mlir::pk::MatmulOp::create(
+        builder, loc, tensorType(result, computeType), l, r);
+    if (computeType != dtype)
+      product = mlir::pk::CastOp::create(builder, loc,
+                                         tensorType(result, dtype), product);
+    return wrap(product);
+  }
+
+  Value cast(const Operand &operand, DType dtype) {
+    mlir::Value value = operand.getValue().ir();
+    return wrap(materialize(operand, dtype, shapeOf(value), "cast"));
+  }
+
+  Value load(unsigned index, const SourceLoc &where) {
+    checkOpen("load of '" + argName(index) + "'", where);
+    mlir::Value ref = body().getArgument(index);
+    return wrap(mlir::pk::LoadOp::create(builder, location(where),
+                                         refType(index).getTensorType(), ref));
+  }
+
+  void store(unsigned index, const Operand &value) {
+    std::string op = "store to '" + argName(index) + "'";
+    if (value.getKind() == Operand::Kind::Value)
+      owner({&value}, op);
+    else
+      checkOpen(op, value.where());
+    mlir::pk::RefType ref = refType(index);
+    Shape refShape(ref.getShape().begin(), ref.getShape().end());
+    Shape valueShape = shapeOf(value);
+    // `o[...] = v` broadcasts v to o's shape, never the other way round.
+    if (!broadcastsTo(valueShape, refShape))
+      fail(value.where(), op,
+           "a value of shape " + formatShape(valueShape) +
+               " cannot be stored into ref '" + argName(index) +
+               "' of shape " + formatShape(refShape));
+    // Like NumPy's `o[...] = v`, the value is converted to o's dtype.
+    DType refDType = *fromMlirType(ref.getElementType());
+    mlir::Value stored = materialize(value, refDType, refShape, op);
+    mlir::pk::StoreOp::create(builder, location(value.where()), stored,
+                              body().getArgument(index));
+    hasStore = true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // End of the trace
+  //===--------------------------------------------------------------------===//
+
+  mlir::OwningOpRef<mlir::ModuleOp> finish(const SourceLoc &where) {
+    checkOpen("trace", where);
+    open = false;
+    if (!hasStore)
+      fail(where, "trace",
+           "kernel '" + name +
+               "' stores to no ref: a kernel must write its result "
+               "(ref[pk::all] = value)");
+    mlir::pk::ReturnOp::create(builder, kernelLoc);
+    // Values the kernel computed but never used (including the load made by
+    // `ref[pk::all]` on the left of an assignment) are dropped.
+    for (mlir::Operation &op :
+         llvm::make_early_inc_range(llvm::reverse(body().getOperations())))
+      if (mlir::isOpTriviallyDead(&op))
+        op.erase();
+
+    std::string diagnostics;
+    mlir::ScopedDiagnosticHandler handler(
+        builder.getContext(), [&](mlir::Diagnostic &diagnostic) {
+          llvm::raw_string_ostream os(diagnostics);
+          os << diagnostic.getLocation() << ": " << diagnostic.str() << "\n";
+          return mlir::success();
+        });
+    if (mlir::failed(mlir::verify(*module)))
+      fail(where, "trace",
+           "internal error: the traced kernel does not verify:\n" +
+               diagnostics);
+    return std::move(module);
+  }
+
+  void abandon() {
+    open = false;
+    module = nullptr;
+  }
+
+private:
+  mlir::Block &body() { return kernel.getBody().front(); }
+
+  std::string name;
+  mlir::OpBuilder builder;
+  mlir::Location kernelLoc = builder.getUnknownLoc();
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::pk::KernelOp kernel;
+  std::vector<std::string> argNames;
+  bool open = true;
+  bool hasStore = false;
+};
+
+} // namespace detail
+
+using detail::BinaryKind;
+using detail::TraceState;
+
+//===----------------------------------------------------------------------===//
+// Operand, Value, Ref, RefElement
+//===----------------------------------------------------------------------===//
+
+Operand Operand::fromBool(bool number, SourceLoc where) {
+  Operand operand(Kind::Bool, std::move(where));
+  operand.intValue = number;
+  return operand;
+}
+
+Operand Operand::fromInteger(int64_t number, SourceLoc where) {
+  Operand operand(Kind::Integer, std::move(where));
+  operand.intValue = number;
+  return operand;
+}
+
+Operand Operand::fromFloat(double number, SourceLoc where) {
+  Operand operand(Kind::Float, std::move(where));
+  operand.floatValue = number;
+  return operand;
+}
+
+Shape Value::shape(std::source_location where) const {
+  Operand self(*this, where);
+  TraceState::owner({&self}, "shape");
+  return TraceState::shapeOf(value);
+}
+
+DType Value::dtype(std::source_location where) const {
+  Operand self(*this, where);
+  TraceState::owner({&self}, "dtype");
+  return TraceState::dtypeOf(value);
+}
+
+RefElement Ref::operator[](const WholeArray &index) const {
+  Value loaded = state->load(this->index, index.where);
+  return RefElement(std::move(loaded), state, this->index);
+}
+
+Value Ref::load(std::source_location where) const {
+  return state->load(index, SourceLoc::current(where));
+}
+
+void Ref::store(const Operand &value) const { state->store(index, value); }
+
+const std::string &Ref::name() const { return state->argName(index); }
+
+Shape Ref::shape() const {
+  auto shape = state->refType(index).getShape();
+  return Shape(shape.begin(), shape.end());
+}
+
+DType Ref::dtype() const {
+  return *fromMlirType(state->refType(index).getElementType());
+}
+
+void RefElement::operator=(const Operand &stored) && {
+  owner->store(index, stored);
+}
+
+/// `ref[pk::all] op= rhs` stores `ref[pk::all] op rhs`, located at `rhs`.
+static void compoundAssign(TraceState &owner, unsigned index,
+                           const Value &current, BinaryKind kind,
+                           const Operand &rhs) {
+  Operand lhs(current, rhs.where());
+  TraceState::owner({&lhs, &rhs}, "store");
+  owner.store(index, Operand(owner.binary(kind, lhs, rhs), rhs.where()));
+}
+
+void RefElement::operator+=(const Operand &rhs) && {
+  compoundAssign(*owner, index, *this, BinaryKind::Add, rhs);
+}
+void RefElement::operator-=(const Operand &rhs) && {
+  compoundAssign(*owner, index, *this, BinaryKind::Sub, rhs);
+}
+void RefElement::operator*=(const Operand &rhs) && {
+  compoundAssign(*owner, index, *this, BinaryKind::Mul, rhs);
+}
+void RefElement::operator/=(const Operand &rhs) && {
+  compoundAssign(*owner, index, *this, BinaryKind::Div, rhs);
+}
+
+//===----------------------------------------------------------------------===//
+// Operations
+//===----------------------------------------------------------------------===//
+
+static Value binary(BinaryKind kind, const Operand &lhs, const Operand &rhs) {
+  static const char *names[] = {"add", "subtract", "multiply", "divide"};
+  return TraceState::owner({&lhs, &rhs}, names[int(kind)])
+      .binary(kind, lhs, rhs);
+}
+
+Value operator+(const Operand &lhs, const Operand &rhs) {
+  return binary(BinaryKind::Add, lhs, rhs);
+}
+Value operator-(const Operand &lhs, const Operand &rhs) {
+  return binary(BinaryKind::Sub, lhs, rhs);
+}
+Value operator*(const Operand &lhs, const Operand &rhs) {
+  return binary(BinaryKind::Mul, lhs, rhs);
+}
+Value operator/(const Operand &lhs, const Operand &rhs) {
+  return binary(BinaryKind::Div, lhs, rhs);
+}
+
+Value operator-(const Operand &operand) {
+  return TraceState::owner({&operand}, "negative").negate(operand);
+}
+
+Value matmul(const Operand &lhs, const Operand &rhs) {
+  return TraceState::owner({&lhs, &rhs}, "matmul").matmul(lhs, rhs);
+}
+
+Value cast(const Operand &value, DType dtype) {
+  if (value.getKind() != Operand::Kind::Value)
+    throw TraceError("cast: pk::cast converts traced values; write "
+                     "pk::typed(number, dtype) for a typed number",
+                     value.where());
+  return TraceState::owner({&value}, "cast").cast(value, dtype);
+}
+
+Operand typed(const Operand &number, DType dtype) {
+  if (number.getKind() == Operand::Kind::Value)
+    throw TraceError("typed: pk::typed takes a C++ number; use pk::cast to "
+                     "convert a traced value",
+                     number.where());
+  Operand result = number;
+  result.fixedType = dtype;
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Tracer
+//===----------------------------------------------------------------------===//
+
+Tracer::Tracer(mlir::MLIRContext &context, std::string name,
+               const Signature &signature, SourceLoc where)
+    : state(std::make_shared<TraceState>(context, std::move(name), signature,
+                                         where)),
+      location(std::move(where)) {
+  for (unsigned i = 0; i < signature.size(); ++i)
+    parameters.push_back(Ref(state, i));
+}
+
+Tracer::~Tracer() { abandon(); }
+
+mlir::OwningOpRef<mlir::ModuleOp> Tracer::finish() {
+  return state->finish(location);
+}
+
+void Tracer::abandon() { state->abandon(); }
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+std::string printModule(mlir::ModuleOp module, bool withLocations) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mlir::OpPrintingFlags flags;
+  flags.printNameLocAsPrefix(true);
+  if (withLocations)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/true);
+  module->print(os, flags);
+  return text;
+}
+
+std::string listing(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.walk([&](mlir::pk::KernelOp kernel) { printListing(kernel, os); });
+  return text;
+}
+
+} // namespace pk

@@ -1,0 +1,144 @@
+//===- Listing.cpp - the seed-style listing of a pk kernel ----------------===//
+
+#include "picokernel/Target/Listing.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::pk;
+
+namespace {
+
+/// Constants longer than this many elements are abbreviated.
+constexpr int64_t kMaxListedElements = 8;
+
+std::string parameterName(BlockArgument arg) {
+  if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
+    return name.getName().str();
+  return "arg" + std::to_string(arg.getArgNumber());
+}
+
+void printTypeTag(Type type, llvm::raw_ostream &os) {
+  auto tensor = cast<RankedTensorType>(type);
+  os << "<";
+  llvm::interleave(tensor.getShape(), os, "x");
+  if (tensor.getRank() > 0)
+    os << ":";
+  os << tensor.getElementType() << ">";
+}
+
+void printElements(ElementsAttr value, llvm::raw_ostream &os) {
+  auto printOne = [&](Attribute element) {
+    if (auto f = dyn_cast<FloatAttr>(element)) {
+      llvm::SmallString<16> text;
+      f.getValue().toString(text);
+      // Read as a float, like Python's repr: 2.0, not 2.
+      if (llvm::StringRef(text).find_first_of(".eEnN") == llvm::StringRef::npos)
+        text += ".0";
+      os << text;
+    } else if (auto i = dyn_cast<IntegerAttr>(element)) {
+      if (i.getType().isInteger(1))
+        os << (i.getValue().isZero() ? "false" : "true");
+      else
+        os << i.getValue().getSExtValue();
+    } else {
+      os << element;
+    }
+  };
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense) {
+    os << "...";
+    return;
+  }
+  if (dense.isSplat()) {
+    printOne(dense.getSplatValue<Attribute>());
+    return;
+  }
+  os << "[";
+  int64_t count = 0;
+  for (Attribute element : dense.getValues<Attribute>()) {
+    if (count == kMaxListedElements) {
+      os << ", ...";
+      break;
+    }
+    if (count++)
+      os << ", ";
+    printOne(element);
+  }
+  os << "]";
+}
+
+} // namespace
+
+void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
+  Block &body = kernel.getBodyBlock();
+  llvm::DenseMap<Value, std::string> names;
+  for (BlockArgument arg : body.getArguments())
+    names[arg] = parameterName(arg);
+
+  os << "kernel " << kernel.getSymName() << "(";
+  llvm::interleaveComma(body.getArguments(), os,
+                        [&](BlockArgument arg) { os << names[arg]; });
+  os << "):\n";
+
+  unsigned nextValue = 0;
+  auto operands = [&](Operation &op) {
+    std::string text;
+    llvm::raw_string_ostream ts(text);
+    llvm::interleaveComma(op.getOperands(), ts,
+                          [&](Value v) { ts << names.lookup(v); });
+    return text;
+  };
+  for (Operation &op : body) {
+    if (isa<ReturnOp>(op))
+      continue;
+    os << "  ";
+    if (auto store = dyn_cast<StoreOp>(op)) {
+      os << "STORE [" << names.lookup(store.getRef()) << "]("
+         << names.lookup(store.getValue()) << ")\n";
+      continue;
+    }
+    for (Value result : op.getResults()) {
+      names[result] = "v" + std::to_string(nextValue++);
+      os << names[result];
+      printTypeTag(result.getType(), os);
+    }
+    os << " = ";
+    llvm::TypeSwitch<Operation *>(&op)
+        .Case([&](LoadOp load) {
+          os << "LOAD [" << names.lookup(load.getRef()) << "]()";
+        })
+        .Case([&](ConstantOp constant) {
+          os << "CONST(";
+          printElements(constant.getValue(), os);
+          os << ")";
+        })
+        .Default([&](Operation *other) {
+          os << other->getName().stripDialect().upper() << "("
+             << operands(*other) << ")";
+        });
+    os << "\n";
+  }
+}
+
+void mlir::pk::registerToListingTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "pk-to-listing", "print pk kernels as seed-style listings",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        bool any = false;
+        op->walk([&](KernelOp kernel) {
+          if (any)
+            os << "\n";
+          printListing(kernel, os);
+          any = true;
+        });
+        if (!any)
+          return op->emitError("no pk.kernel to list");
+        return success();
+      },
+      [](DialectRegistry &registry) { registry.insert<PkDialect>(); });
+}

@@ -1,0 +1,66 @@
+// pk-translate --pk-to-listing prints kernels in the seed post's style.
+// RUN: pk-translate --pk-to-listing %s | FileCheck %s
+// RUN: echo 'module {}' | not pk-translate --pk-to-listing 2>&1 | FileCheck %s --check-prefix=EMPTY
+
+// Parameter names come from the NameLocs the tracers attach.
+// CHECK-LABEL: kernel fma(a, b, c, o):
+// CHECK-NEXT:   v0<4:f32> = LOAD [a]()
+// CHECK-NEXT:   v1<4:f32> = LOAD [b]()
+// CHECK-NEXT:   v2<4:f32> = MUL(v0, v1)
+// CHECK-NEXT:   v3<4:f32> = LOAD [c]()
+// CHECK-NEXT:   v4<4:f32> = ADD(v2, v3)
+// CHECK-NEXT:   STORE [o](v4)
+pk.kernel @fma(%a: !pk.ref<4xf32> loc("a"), %b: !pk.ref<4xf32> loc("b"),
+               %c: !pk.ref<4xf32> loc("c"), %o: !pk.ref<4xf32> loc("o")) {
+  %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
+  %1 = pk.load %b : !pk.ref<4xf32> -> tensor<4xf32>
+  %2 = pk.mul %0, %1 : tensor<4xf32>
+  %3 = pk.load %c : !pk.ref<4xf32> -> tensor<4xf32>
+  %4 = pk.add %2, %3 : tensor<4xf32>
+  pk.store %4, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+}
+
+// Without names the parameters are argN; every op kind has its mnemonic.
+// CHECK-LABEL: kernel all_ops(arg0, arg1, arg2):
+// CHECK-NEXT:   v0<2x3:f64> = LOAD [arg0]()
+// CHECK-NEXT:   v1<3:f64> = LOAD [arg1]()
+// CHECK-NEXT:   v2<2x3:f64> = BROADCAST(v1)
+// CHECK-NEXT:   v3<2x3:f64> = SUB(v0, v2)
+// CHECK-NEXT:   v4<2x3:f64> = NEG(v3)
+// CHECK-NEXT:   v5<3:f64> = CONST([1.0, 2.5, -3.0])
+// CHECK-NEXT:   v6<2:f64> = MATMUL(v4, v5)
+// CHECK-NEXT:   v7<2:f64> = CONST(0.5)
+// CHECK-NEXT:   v8<2:f64> = DIV(v6, v7)
+// CHECK-NEXT:   v9<2:f32> = CAST(v8)
+// CHECK-NEXT:   STORE [arg2](v9)
+pk.kernel @all_ops(%x: !pk.ref<2x3xf64>, %v: !pk.ref<3xf64>, %o: !pk.ref<2xf32>) {
+  %0 = pk.load %x : !pk.ref<2x3xf64> -> tensor<2x3xf64>
+  %1 = pk.load %v : !pk.ref<3xf64> -> tensor<3xf64>
+  %2 = pk.broadcast %1 : tensor<3xf64> -> tensor<2x3xf64>
+  %3 = pk.sub %0, %2 : tensor<2x3xf64>
+  %4 = pk.neg %3 : tensor<2x3xf64>
+  %5 = pk.constant dense<[1.0, 2.5, -3.0]> : tensor<3xf64>
+  %6 = pk.matmul %4, %5 : tensor<2x3xf64>, tensor<3xf64> -> tensor<2xf64>
+  %7 = pk.constant dense<0.5> : tensor<2xf64>
+  %8 = pk.div %6, %7 : tensor<2xf64>
+  %9 = pk.cast %8 : tensor<2xf64> -> tensor<2xf32>
+  pk.store %9, %o : tensor<2xf32> -> !pk.ref<2xf32>
+  pk.return
+}
+
+// Long constants are abbreviated; booleans and scalars read naturally.
+// CHECK-LABEL: kernel constants(arg0, arg1):
+// CHECK-NEXT:   v0<10:i32> = CONST([0, 1, 2, 3, 4, 5, 6, 7, ...])
+// CHECK-NEXT:   STORE [arg0](v0)
+// CHECK-NEXT:   v1<i1> = CONST(true)
+// CHECK-NEXT:   STORE [arg1](v1)
+pk.kernel @constants(%o: !pk.ref<10xi32>, %m: !pk.ref<i1>) {
+  %0 = pk.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]> : tensor<10xi32>
+  pk.store %0, %o : tensor<10xi32> -> !pk.ref<10xi32>
+  %1 = pk.constant dense<true> : tensor<i1>
+  pk.store %1, %m : tensor<i1> -> !pk.ref<i1>
+  pk.return
+}
+
+// EMPTY: error: no pk.kernel to list

@@ -1,0 +1,528 @@
+//===- TraceTest.cpp - the C++ tracing frontend ---------------------------===//
+
+#include "picokernel/picokernel.h"
+
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
+
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Verifier.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+namespace {
+
+using pk::all;
+using pk::Ref;
+
+pk::Signature vectors(int64_t n, pk::DType dtype,
+                      std::initializer_list<const char *> names) {
+  pk::Signature signature;
+  for (const char *name : names)
+    signature.push_back({name, {n}, dtype});
+  return signature;
+}
+
+/// The message of the TraceError that `body` throws ("" if none), and the
+/// line it names.
+struct Failure {
+  std::string message;
+  unsigned line = 0;
+  std::string file;
+};
+
+Failure failureOf(const std::function<void()> &body) {
+  try {
+    body();
+  } catch (const pk::TraceError &error) {
+    return {error.message(), error.where().line, error.where().file};
+  }
+  return {};
+}
+
+// `o_ref[...] = a_ref[...] * b_ref[...] + c_ref[...]`, the seed's kernel.
+TEST(Trace, SeedFmaGivesTheExpectedIR) {
+  auto module = pk::trace(
+      "fma",
+      [](Ref a, Ref b, Ref c, Ref o) { o[all] = a[all] * b[all] + c[all]; },
+      vectors(4, pk::f32, {"a", "b", "c", "o"}));
+  EXPECT_EQ(pk::printModule(*module),
+            R"(module {
+  pk.kernel @fma(%a: !pk.ref<4xf32>, %b: !pk.ref<4xf32>, %c: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
+    %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
+    %1 = pk.load %b : !pk.ref<4xf32> -> tensor<4xf32>
+    %2 = pk.mul %0, %1 : tensor<4xf32>
+    %3 = pk.load %c : !pk.ref<4xf32> -> tensor<4xf32>
+    %4 = pk.add %2, %3 : tensor<4xf32>
+    pk.store %4, %o : tensor<4xf32> -> !pk.ref<4xf32>
+    pk.return
+  }
+}
+)");
+  EXPECT_EQ(pk::listing(*module), R"(kernel fma(a, b, c, o):
+  v0<4:f32> = LOAD [a]()
+  v1<4:f32> = LOAD [b]()
+  v2<4:f32> = MUL(v0, v1)
+  v3<4:f32> = LOAD [c]()
+  v4<4:f32> = ADD(v2, v3)
+  STORE [o](v4)
+)");
+}
+
+TEST(Trace, OperationsCarryTheUsersSourceLine) {
+  unsigned line = 0;
+  auto module = pk::trace(
+      "scale",
+      [&](Ref x, Ref o) {
+        line = __LINE__ + 1;
+        o[all] = x[all] * 3.0;
+      },
+      vectors(8, pk::f64, {"x", "o"}));
+  mlir::pk::MulOp mul;
+  module->walk([&](mlir::pk::MulOp op) { mul = op; });
+  ASSERT_TRUE(mul);
+  auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(mul.getLoc());
+  ASSERT_TRUE(loc);
+  EXPECT_EQ(loc.getLine(), line);
+  EXPECT_TRUE(llvm::StringRef(loc.getFilename()).ends_with("TraceTest.cpp"));
+}
+
+TEST(Trace, TwoLiveIntermediatesStayDistinct) {
+  auto module = pk::trace(
+      "sums",
+      [](Ref a, Ref b, Ref c, Ref d, Ref o) {
+        o[all] = (a[all] + b[all]) * (c[all] + d[all]);
+      },
+      vectors(4, pk::i32, {"a", "b", "c", "d", "o"}));
+  EXPECT_EQ(pk::listing(*module), R"(kernel sums(a, b, c, d, o):
+  v0<4:i32> = LOAD [a]()
+  v1<4:i32> = LOAD [b]()
+  v2<4:i32> = ADD(v0, v1)
+  v3<4:i32> = LOAD [c]()
+  v4<4:i32> = LOAD [d]()
+  v5<4:i32> = ADD(v3, v4)
+  v6<4:i32> = MUL(v2, v5)
+  STORE [o](v6)
+)");
+}
+
+TEST(Trace, NumbersAreWeaklyTyped) {
+  auto module = pk::trace(
+      "weak",
+      [](Ref x, Ref i, Ref m, Ref o32, Ref o64, Ref oi) {
+        o32[all] = x[all] * 2.0 + 1;  // float32 stays float32
+        o64[all] = i[all] * 0.5;      // int32 * float -> float64
+        oi[all] = m[all] + 1;         // bool + int -> int64
+      },
+      {{"x", {3}, pk::f32},
+       {"i", {3}, pk::i32},
+       {"m", {3}, pk::boolean},
+       {"o32", {3}, pk::f32},
+       {"o64", {3}, pk::f64},
+       {"oi", {3}, pk::i64}});
+  EXPECT_EQ(pk::listing(*module), R"(kernel weak(x, i, m, o32, o64, oi):
+  v0<3:f32> = LOAD [x]()
+  v1<3:f32> = CONST(2.0)
+  v2<3:f32> = MUL(v0, v1)
+  v3<3:f32> = CONST(1.0)
+  v4<3:f32> = ADD(v2, v3)
+  STORE [o32](v4)
+  v5<3:i32> = LOAD [i]()
+  v6<3:f64> = CAST(v5)
+  v7<3:f64> = CONST(0.5)
+  v8<3:f64> = MUL(v6, v7)
+  STORE [o64](v8)
+  v9<3:i1> = LOAD [m]()
+  v10<3:i64> = CAST(v9)
+  v11<3:i64> = CONST(1)
+  v12<3:i64> = ADD(v10, v11)
+  STORE [oi](v12)
+)");
+}
+
+TEST(Trace, ArraysPromoteLikeNumPy) {
+  EXPECT_EQ(pk::promoteTypes(pk::i32, pk::f32), pk::f64);
+  EXPECT_EQ(pk::promoteTypes(pk::i16, pk::f16), pk::f32);
+  EXPECT_EQ(pk::promoteTypes(pk::i8, pk::f16), pk::f16);
+  EXPECT_EQ(pk::promoteTypes(pk::i8, pk::i64), pk::i64);
+  EXPECT_EQ(pk::promoteTypes(pk::boolean, pk::i8), pk::i8);
+  EXPECT_EQ(pk::promoteTypes(pk::f16, pk::bf16), pk::f32);
+  EXPECT_EQ(pk::promoteTypes(pk::f32, pk::f64), pk::f64);
+
+  auto module = pk::trace(
+      "mixed",
+      [](Ref x, Ref y, Ref o) { o[all] = x[all] + y[all]; },
+      {{"x", {2}, pk::f32}, {"y", {2}, pk::i32}, {"o", {2}, pk::f64}});
+  EXPECT_NE(pk::listing(*module).find("v2<2:f64> = CAST(v0)"),
+            std::string::npos);
+  EXPECT_NE(pk::listing(*module).find("v3<2:f64> = CAST(v1)"),
+            std::string::npos);
+}
+
+TEST(Trace, TypedNumbersTakePartInPromotion) {
+  auto module = pk::trace(
+      "typed",
+      [](Ref x, Ref o) { o[all] = x[all] * pk::typed(2.0, pk::f64); },
+      {{"x", {2}, pk::f32}, {"o", {2}, pk::f64}});
+  EXPECT_EQ(pk::listing(*module), R"(kernel typed(x, o):
+  v0<2:f32> = LOAD [x]()
+  v1<2:f64> = CAST(v0)
+  v2<2:f64> = CONST(2.0)
+  v3<2:f64> = MUL(v1, v2)
+  STORE [o](v3)
+)");
+}
+
+TEST(Trace, IntegerDivisionIsTrueDivision) {
+  auto module = pk::trace(
+      "ratio", [](Ref x, Ref y, Ref o) { o[all] = x[all] / y[all]; },
+      {{"x", {2}, pk::i64}, {"y", {2}, pk::i64}, {"o", {2}, pk::f64}});
+  std::string text = pk::listing(*module);
+  EXPECT_NE(text.find("v4<2:f64> = DIV(v2, v3)"), std::string::npos) << text;
+}
+
+TEST(Trace, BroadcastingIsExplicit) {
+  auto module = pk::trace(
+      "outer",
+      [](Ref row, Ref col, Ref o) { o[all] = row[all] + col[all]; },
+      {{"row", {3}, pk::f32}, {"col", {2, 1}, pk::f32}, {"o", {2, 3}, pk::f32}});
+  EXPECT_EQ(pk::listing(*module), R"(kernel outer(row, col, o):
+  v0<3:f32> = LOAD [row]()
+  v1<2x1:f32> = LOAD [col]()
+  v2<2x3:f32> = BROADCAST(v0)
+  v3<2x3:f32> = BROADCAST(v1)
+  v4<2x3:f32> = ADD(v2, v3)
+  STORE [o](v4)
+)");
+}
+
+TEST(Trace, StoresBroadcastAndConvertToTheRef) {
+  auto module = pk::trace(
+      "fill",
+      [](Ref row, Ref o, Ref z) {
+        o[all] = row[all];
+        z[all] = 0;
+      },
+      {{"row", {3}, pk::f64}, {"o", {2, 3}, pk::f32}, {"z", {2}, pk::i8}});
+  EXPECT_EQ(pk::listing(*module), R"(kernel fill(row, o, z):
+  v0<3:f64> = LOAD [row]()
+  v1<3:f32> = CAST(v0)
+  v2<2x3:f32> = BROADCAST(v1)
+  STORE [o](v2)
+  v3<2:i8> = CONST(0)
+  STORE [z](v3)
+)");
+}
+
+TEST(Trace, EveryStoreCountsInOrder) {
+  auto module = pk::trace(
+      "twice",
+      [](Ref x, Ref o) {
+        o[all] = x[all];
+        o[all] = o[all] + 1.0f;
+        o[all] *= 2;
+      },
+      vectors(2, pk::f32, {"x", "o"}));
+  EXPECT_EQ(pk::listing(*module), R"(kernel twice(x, o):
+  v0<2:f32> = LOAD [x]()
+  STORE [o](v0)
+  v1<2:f32> = LOAD [o]()
+  v2<2:f32> = CONST(1.0)
+  v3<2:f32> = ADD(v1, v2)
+  STORE [o](v3)
+  v4<2:f32> = LOAD [o]()
+  v5<2:f32> = CONST(2.0)
+  v6<2:f32> = MUL(v4, v5)
+  STORE [o](v6)
+)");
+}
+
+TEST(Trace, HostLoopsAndHelpersRunAtTraceTime) {
+  auto square = [](const pk::Value &v) { return v * v; };
+  auto module = pk::trace(
+      "poly",
+      [&](Ref x, Ref o) {
+        pk::Value acc = x[all];
+        for (int i = 0; i < 3; ++i)
+          acc = acc + square(x[all]);
+        o[all] = -acc;
+      },
+      vectors(4, pk::f32, {"x", "o"}));
+  std::string text = pk::listing(*module);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 13) << text;
+  EXPECT_NE(text.find("NEG("), std::string::npos);
+}
+
+TEST(Trace, KernelsMayTakeAVectorOfRefs) {
+  auto module = pk::trace(
+      "sum_all",
+      [](const std::vector<Ref> &refs) {
+        pk::Value total = refs[0][all];
+        for (size_t i = 1; i + 1 < refs.size(); ++i)
+          total = total + refs[i][all];
+        refs.back()[all] = total;
+      },
+      vectors(4, pk::f32, {"a", "b", "c", "d", "o"}));
+  std::string text = pk::listing(*module);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 9) << text;
+}
+
+TEST(Trace, MatmulFollowsNumPyShapes) {
+  auto module = pk::trace(
+      "mm",
+      [](Ref a, Ref b, Ref v, Ref o, Ref ov, Ref os) {
+        o[all] = pk::matmul(a[all], b[all]);    // (5,2,3) @ (3,4)
+        ov[all] = pk::matmul(v[all], b[all]);   // (3,) @ (3,4)
+        os[all] = pk::matmul(v[all], v[all]);   // (3,) @ (3,)
+      },
+      {{"a", {5, 2, 3}, pk::f32},
+       {"b", {3, 4}, pk::f32},
+       {"v", {3}, pk::f32},
+       {"o", {5, 2, 4}, pk::f32},
+       {"ov", {4}, pk::f32},
+       {"os", {}, pk::f32}});
+  std::string text = pk::printModule(*module);
+  EXPECT_NE(text.find("pk.broadcast %1 : tensor<3x4xf32> -> tensor<5x3x4xf32>"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("tensor<5x2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>"),
+            std::string::npos);
+  EXPECT_NE(text.find("tensor<3xf32>, tensor<3x4xf32> -> tensor<4xf32>"),
+            std::string::npos);
+  EXPECT_NE(text.find("tensor<3xf32>, tensor<3xf32> -> tensor<f32>"),
+            std::string::npos);
+}
+
+TEST(Trace, BooleanArithmeticIsLogical) {
+  auto module = pk::trace(
+      "logic",
+      [](Ref p, Ref q, Ref either, Ref both) {
+        either[all] = p[all] + q[all];
+        both[all] = p[all] * q[all];
+      },
+      vectors(4, pk::boolean, {"p", "q", "either", "both"}));
+  std::string text = pk::listing(*module);
+  EXPECT_NE(text.find("v4<4:i8> = ADD(v2, v3)"), std::string::npos) << text;
+  EXPECT_NE(text.find("v5<4:i1> = CAST(v4)"), std::string::npos) << text;
+}
+
+TEST(Trace, ModuleRoundTripsThroughTheParser) {
+  auto module = pk::trace(
+      "fma",
+      [](Ref a, Ref b, Ref c, Ref o) { o[all] = a[all] * b[all] + c[all]; },
+      vectors(4, pk::f32, {"a", "b", "c", "o"}));
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*module)));
+  auto kernels = module->getOps<mlir::pk::KernelOp>();
+  ASSERT_EQ(std::distance(kernels.begin(), kernels.end()), 1);
+  EXPECT_EQ((*kernels.begin()).getSymName(), "fma");
+}
+
+//===----------------------------------------------------------------------===//
+// Errors: each is a TraceError naming the operation and the user's line.
+//===----------------------------------------------------------------------===//
+
+TEST(TraceErrors, IncompatibleBroadcastShapes) {
+  unsigned line = 0;
+  Failure failure = failureOf([&] {
+    pk::trace(
+        "bad",
+        [&](Ref a, Ref b, Ref o) {
+          line = __LINE__ + 1;
+          o[all] = a[all] + b[all];
+        },
+        {{"a", {2, 3}, pk::f32}, {"b", {4}, pk::f32}, {"o", {2, 3}, pk::f32}});
+  });
+  EXPECT_EQ(failure.message, "add: operands of shapes (2, 3) and (4,) cannot "
+                             "be broadcast together");
+  EXPECT_EQ(failure.line, line);
+  EXPECT_TRUE(llvm::StringRef(failure.file).ends_with("TraceTest.cpp"));
+}
+
+TEST(TraceErrors, MatmulDimensionMismatch) {
+  unsigned line = 0;
+  Failure failure = failureOf([&] {
+    pk::trace(
+        "bad",
+        [&](Ref a, Ref b, Ref o) {
+          line = __LINE__ + 1;
+          o[all] = pk::matmul(a[all], b[all]);
+        },
+        {{"a", {2, 3}, pk::f32}, {"b", {4, 5}, pk::f32}, {"o", {2, 5}, pk::f32}});
+  });
+  EXPECT_EQ(failure.message, "matmul: shapes (2, 3) @ (4, 5) do not align: "
+                             "the contracted dimensions are 3 and 4");
+  EXPECT_EQ(failure.line, line);
+}
+
+TEST(TraceErrors, MatmulBatchMismatchAndScalars) {
+  EXPECT_EQ(
+      failureOf([] {
+        pk::trace(
+            "bad",
+            [](Ref a, Ref b, Ref o) { o[all] = pk::matmul(a[all], b[all]); },
+            {{"a", {2, 2, 3}, pk::f32},
+             {"b", {5, 3, 4}, pk::f32},
+             {"o", {2, 2, 4}, pk::f32}});
+      }).message,
+      "matmul: batch dimensions (2,) and (5,) of shapes (2, 2, 3) @ (5, 3, 4) "
+      "cannot be broadcast together");
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad",
+                  [](Ref a, Ref o) { o[all] = pk::matmul(a[all], 2.0); },
+                  vectors(3, pk::f32, {"a", "o"}));
+            }).message,
+            "matmul: operands must be arrays of at least one dimension "
+            "(NumPy's @ rejects scalars; use * to scale)");
+}
+
+TEST(TraceErrors, DTypeRulesWithNoPromotion) {
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad", [](Ref p, Ref o) { o[all] = p[all] - p[all]; },
+                  vectors(3, pk::boolean, {"p", "o"}));
+            }).message,
+            "subtract: boolean subtract, the `-` operator, is not supported "
+            "(as in NumPy); cast to a number type first with pk::cast");
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad", [](Ref p, Ref o) { o[all] = -p[all]; },
+                  vectors(3, pk::boolean, {"p", "o"}));
+            }).message,
+            "negative: the boolean negative, the `-` operator, is not "
+            "supported (as in NumPy); cast to a number type first with "
+            "pk::cast");
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad", [](Ref x, Ref o) { o[all] = x[all] + 300; },
+                  vectors(3, pk::i8, {"x", "o"}));
+            }).message,
+            "add: integer scalar 300 is out of bounds for int8 (NumPy raises "
+            "OverflowError)");
+}
+
+TEST(TraceErrors, KernelWithoutStore) {
+  unsigned line = __LINE__ + 2;
+  Failure failure = failureOf([] {
+    pk::trace("lazy", [](Ref a, Ref o) { pk::Value unused = a[all] * 2; },
+              vectors(3, pk::f32, {"a", "o"}));
+  });
+  EXPECT_EQ(failure.message, "trace: kernel 'lazy' stores to no ref: a kernel "
+                             "must write its result (ref[pk::all] = value)");
+  EXPECT_EQ(failure.line, line);
+}
+
+TEST(TraceErrors, StoredShapeMustFitTheRef) {
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad", [](Ref a, Ref o) { o[all] = a[all]; },
+                  {{"a", {2, 3}, pk::f32}, {"o", {3}, pk::f32}});
+            }).message,
+            "store to 'o': a value of shape (2, 3) cannot be stored into ref "
+            "'o' of shape (3,)");
+}
+
+TEST(TraceErrors, ValueUsedOutsideItsTrace) {
+  pk::Value leaked;
+  pk::trace(
+      "first",
+      [&](Ref a, Ref o) {
+        leaked = a[all];
+        o[all] = leaked;
+      },
+      vectors(3, pk::f32, {"a", "o"}));
+  EXPECT_EQ(failureOf([&] { (void)leaked.shape(); }).message,
+            "shape: kernel 'first' is no longer being traced: its values and "
+            "refs cannot be used after the trace ended");
+
+  pk::Value foreign;
+  Failure failure = failureOf([&] {
+    pk::trace(
+        "outer",
+        [&](Ref a, Ref o) {
+          foreign = a[all];
+          pk::trace(
+              "inner", [&](Ref b, Ref p) { p[all] = b[all] + foreign; },
+              vectors(3, pk::f32, {"b", "p"}));
+          o[all] = foreign;
+        },
+        vectors(3, pk::f32, {"a", "o"}));
+  });
+  EXPECT_EQ(failure.message,
+            "add: operands come from the traces of kernels 'inner' and "
+            "'outer': a value belongs to the trace that made it");
+}
+
+TEST(TraceErrors, KernelThatThrowsLeavesNothingBehind) {
+  pk::Value escaped;
+  EXPECT_THROW(pk::trace(
+                   "raises",
+                   [&](Ref a, Ref o) {
+                     escaped = a[all] + 1;
+                     throw std::runtime_error("user error midway");
+                   },
+                   vectors(3, pk::f32, {"a", "o"})),
+               std::runtime_error);
+  EXPECT_EQ(failureOf([&] { (void)escaped.dtype(); }).message,
+            "dtype: kernel 'raises' is no longer being traced: its values and "
+            "refs cannot be used after the trace ended");
+  // Tracing again afterwards works as usual.
+  auto module = pk::trace(
+      "raises", [](Ref a, Ref o) { o[all] = a[all] + 1; },
+      vectors(3, pk::f32, {"a", "o"}));
+  EXPECT_TRUE(module);
+}
+
+TEST(TraceErrors, SignatureProblems) {
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad", [](Ref a, Ref o) { o[all] = a[all]; },
+                  vectors(3, pk::f32, {"a", "b", "o"}));
+            }).message,
+            "trace: kernel 'bad' takes 2 refs but the signature describes 3 "
+            "arrays");
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad", [](Ref a, Ref o) { o[all] = a[all]; },
+                  vectors(3, pk::f32, {"x", "x"}));
+            }).message,
+            "trace: two parameters are named 'x'");
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad", [](Ref a, Ref o) { o[all] = a[all]; },
+                  {{"a", {2, -1}, pk::f32}, {"o", {2}, pk::f32}});
+            }).message,
+            "trace: parameter 'a' has a negative dimension in shape (2, -1)");
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad", [](Ref a, Ref o) { o[all] = a[all]; },
+                  {{"a", {int64_t(1) << 62, 4}, pk::f32}, {"o", {2}, pk::f32}});
+            }).message,
+            "trace: parameter 'a' of shape (4611686018427387904, 4) and dtype "
+            "float32 is too large: its size in bytes overflows int64");
+}
+
+TEST(TraceErrors, EmptyValue) {
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad",
+                  [](Ref a, Ref o) {
+                    pk::Value nothing;
+                    o[all] = a[all] + nothing;
+                  },
+                  vectors(3, pk::f32, {"a", "o"}));
+            }).message,
+            "add: use of an empty pk::Value (default-constructed)");
+}
+
+// `ref[pk::all] = v` stores; a named copy of `ref[pk::all]` is a value that
+// cannot be assigned to by accident.
+static_assert(std::is_assignable_v<pk::RefElement &&, pk::Value>);
+static_assert(std::is_assignable_v<pk::RefElement &&, pk::RefElement>);
+static_assert(std::is_assignable_v<pk::RefElement &&, double>);
+static_assert(!std::is_assignable_v<pk::RefElement &, pk::Value>);
+static_assert(!std::is_assignable_v<pk::RefElement &, pk::RefElement>);
+
+} // namespace
