@@ -5,7 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "picokernel/Conversion/Passes.h"
 #include "picokernel/Dialect/Pk/IR/PkDialect.h"
+#include "picokernel/Dialect/Pk/Transforms/Passes.h"
+#include "picokernel/Pipelines/Pipelines.h"
+#include "picokernel/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -15,6 +19,10 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::pk::registerPkTransformsPasses();
+  mlir::pk::registerPkConversionPasses();
+  mlir::pk::registerPkLoweringPasses();
+  mlir::pk::registerPkPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::pk::PkDialect>();

@@ -1,0 +1,51 @@
+//===- Pipelines.h - picokernel's named pass pipelines ----------*- C++ -*-===//
+//
+// The CPU compilation of a pk module, as stages that can be run and
+// inspected one at a time (pk-opt --pk-<stage>-pipeline) or all at once
+// (--pk-cpu-pipeline):
+//
+//   linalg      pk-forward-stores, convert-pk-to-linalg: linalg on tensors
+//   fused       linalg-fuse-elementwise-ops: one generic per elementwise chain
+//   bufferized  one-shot-bufferize into the caller's buffers, deallocation
+//   llvm        loops (outermost parallel via OpenMP when large), LLVM dialect
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_PIPELINES_PIPELINES_H
+#define PICOKERNEL_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::pk {
+
+struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
+  Option<int64_t> parallelThreshold{
+      *this, "parallel-threshold",
+      llvm::cl::desc("Iteration count from which a loop nest runs on all "
+                     "cores through OpenMP (0: always serial)"),
+      llvm::cl::init(1 << 17)};
+};
+
+void buildPkToLinalgPipeline(OpPassManager &pm);
+void buildPkFusionPipeline(OpPassManager &pm);
+void buildPkBufferizationPipeline(OpPassManager &pm);
+void buildPkToLLVMPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
+/// All four stages.
+void buildPkCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
+
+/// The stage names, in order: "linalg", "fused", "bufferized", "llvm".
+const std::vector<std::string> &cpuStageNames();
+/// Adds the passes of one stage (by name) to `pm`; false if unknown.
+bool buildCpuStage(OpPassManager &pm, const std::string &stage,
+                   const CpuPipelineOptions &options);
+
+/// Registers --pk-cpu-pipeline and --pk-<stage>-pipeline.
+void registerPkPipelines();
+
+} // namespace mlir::pk
+
+#endif // PICOKERNEL_PIPELINES_PIPELINES_H

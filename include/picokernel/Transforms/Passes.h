@@ -1,0 +1,22 @@
+//===- Passes.h - picokernel transformations on upstream IR -----*- C++ -*-===//
+
+#ifndef PICOKERNEL_TRANSFORMS_PASSES_H
+#define PICOKERNEL_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::pk {
+
+#define GEN_PASS_DECL
+#include "picokernel/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "picokernel/Transforms/Passes.h.inc"
+
+} // namespace mlir::pk
+
+#endif // PICOKERNEL_TRANSFORMS_PASSES_H

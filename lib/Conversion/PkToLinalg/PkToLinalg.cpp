@@ -1,0 +1,442 @@
+//===- PkToLinalg.cpp - lower pk kernels to linalg on tensors -------------===//
+
+#include "picokernel/Conversion/PkToLinalg/PkToLinalg.h"
+#include "picokernel/Conversion/Passes.h"
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::pk {
+#define GEN_PASS_DEF_CONVERTPKTOLINALG
+#include "picokernel/Conversion/Passes.h.inc"
+} // namespace mlir::pk
+
+using namespace mlir;
+using namespace mlir::pk;
+
+PkToLinalgTypeConverter::PkToLinalgTypeConverter() {
+  addConversion([](Type type) { return type; });
+  addConversion([](RefType ref) -> Type {
+    return MemRefType::get(ref.getShape(), ref.getElementType());
+  });
+}
+
+namespace {
+
+/// The tensor holding a converted ref's contents, if the kernel loads it: the
+/// one `to_tensor` that the kernel lowering created for the memref.
+Value loadedTensor(Value memref) {
+  for (Operation *user : memref.getUsers())
+    if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(user))
+      return toTensor.getResult();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel structure and memory
+//===----------------------------------------------------------------------===//
+
+struct KernelLowering : public OpConversionPattern<KernelOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(KernelOp kernel, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    const TypeConverter &converter = *getTypeConverter();
+    Block &body = kernel.getBodyBlock();
+    TypeConverter::SignatureConversion signature(body.getNumArguments());
+    if (failed(converter.convertSignatureArgs(kernel.getArgumentTypes(),
+                                              signature)))
+      return rewriter.notifyMatchFailure(kernel, "unconvertible arguments");
+
+    SmallVector<bool> loaded, stored;
+    for (BlockArgument ref : body.getArguments()) {
+      loaded.push_back(llvm::any_of(ref.getUsers(), llvm::IsaPred<LoadOp>));
+      stored.push_back(llvm::any_of(ref.getUsers(), llvm::IsaPred<StoreOp>));
+    }
+
+    auto func = func::FuncOp::create(
+        rewriter, kernel.getLoc(), kernel.getSymName(),
+        rewriter.getFunctionType(signature.getConvertedTypes(), {}));
+    // The runtime calls kernels through their C interface.
+    func->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
+    rewriter.inlineRegionBefore(kernel.getBody(), func.getBody(), func.end());
+    Block *entry = rewriter.applySignatureConversion(&func.getBody().front(),
+                                                     signature, &converter);
+
+    // One tensor per loaded ref, read at entry: pk-forward-stores has made
+    // every load precede the stores.
+    rewriter.setInsertionPointToStart(entry);
+    for (auto [index, isLoaded] : llvm::enumerate(loaded)) {
+      if (!isLoaded)
+        continue;
+      Value memref = entry->getArgument(index);
+      auto memrefType = cast<MemRefType>(memref.getType());
+      bufferization::ToTensorOp::create(
+          rewriter, memref.getLoc(),
+          RankedTensorType::get(memrefType.getShape(),
+                                memrefType.getElementType()),
+          memref, /*restrict=*/rewriter.getUnitAttr(),
+          /*writable=*/UnitAttr());
+    }
+    rewriter.eraseOp(kernel);
+    return success();
+  }
+};
+
+struct ReturnLowering : public OpConversionPattern<ReturnOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReturnOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<func::ReturnOp>(op);
+    return success();
+  }
+};
+
+struct LoadLowering : public OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadOp load, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value tensor = loadedTensor(adaptor.getRef());
+    if (!tensor)
+      return rewriter.notifyMatchFailure(load, "the kernel was not lowered");
+    rewriter.replaceOp(load, tensor);
+    return success();
+  }
+};
+
+struct StoreLowering : public OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(StoreOp store, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // A ref that is only written is the destination of its value: with
+    // `restrict`, empty-tensor elimination computes straight into it. A ref
+    // that is also read keeps its contents until the end (no `restrict`):
+    // the value is computed aside and copied in.
+    bool alsoLoaded = bool(loadedTensor(adaptor.getRef()));
+    bufferization::MaterializeInDestinationOp::create(
+        rewriter, store.getLoc(), /*result=*/Type(), adaptor.getValue(),
+        adaptor.getRef(), /*restrict=*/!alsoLoaded, /*writable=*/true);
+    rewriter.eraseOp(store);
+    return success();
+  }
+};
+
+struct ConstantLowering : public OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getType(),
+                                                   op.getValue());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Elementwise operations: linalg.generic with parallel iterators
+//===----------------------------------------------------------------------===//
+
+/// Computes one result element from the operands' elements.
+using ScalarBuilder =
+    function_ref<Value(OpBuilder &, Location, ValueRange, Type)>;
+
+/// A linalg.generic computing `result[i] = body(inputs[map_k(i)]...)` into a
+/// fresh tensor, with identity maps unless `inputMaps` says otherwise.
+Value buildElementwise(OpBuilder &builder, Location loc,
+                       RankedTensorType resultType, ValueRange inputs,
+                       ArrayRef<AffineMap> inputMaps, ScalarBuilder body) {
+  unsigned rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  while (maps.size() < inputs.size())
+    maps.push_back(builder.getMultiDimIdentityMap(rank));
+  maps.push_back(builder.getMultiDimIdentityMap(rank));
+  Value init = tensor::EmptyOp::create(builder, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, resultType, inputs, init, maps, iterators,
+      [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+        Value result = body(b, bodyLoc, args.drop_back(),
+                            resultType.getElementType());
+        linalg::YieldOp::create(b, bodyLoc, result);
+      });
+  return generic.getResult(0);
+}
+
+template <typename PkOp, typename FloatOp, typename IntOp>
+struct BinaryLowering : public OpConversionPattern<PkOp> {
+  using OpConversionPattern<PkOp>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), type, {adaptor.getLhs(), adaptor.getRhs()}, {},
+        [](OpBuilder &b, Location loc, ValueRange args, Type element) {
+          if (isa<FloatType>(element))
+            return FloatOp::create(b, loc, args[0], args[1]).getResult();
+          return IntOp::create(b, loc, args[0], args[1]).getResult();
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct NegLowering : public OpConversionPattern<NegOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(NegOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), op.getType(), adaptor.getOperand(), {},
+        [](OpBuilder &b, Location loc, ValueRange args, Type element) {
+          if (isa<FloatType>(element))
+            return arith::NegFOp::create(b, loc, args[0]).getResult();
+          Value zero = arith::ConstantOp::create(
+              b, loc, element, b.getIntegerAttr(element, 0));
+          return arith::SubIOp::create(b, loc, zero, args[0]).getResult();
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// One element converted as NumPy's astype does (see pk.cast).
+Value convertElement(OpBuilder &b, Location loc, Value value, Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  auto fromInt = dyn_cast<IntegerType>(from);
+  auto toInt = dyn_cast<IntegerType>(to);
+  if (toInt && toInt.getWidth() == 1) {
+    // To bool: nonzero (a NaN is nonzero).
+    if (fromInt)
+      return arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne, value,
+          arith::ConstantOp::create(b, loc, from, b.getIntegerAttr(from, 0)));
+    return arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::UNE, value,
+        arith::ConstantOp::create(b, loc, from, b.getFloatAttr(from, 0.0)));
+  }
+  bool fromBool = fromInt && fromInt.getWidth() == 1;
+  if (fromInt && toInt) {
+    if (toInt.getWidth() < fromInt.getWidth())
+      return arith::TruncIOp::create(b, loc, to, value);
+    if (fromBool)
+      return arith::ExtUIOp::create(b, loc, to, value);
+    return arith::ExtSIOp::create(b, loc, to, value);
+  }
+  if (fromInt) {
+    if (fromBool)
+      return arith::UIToFPOp::create(b, loc, to, value);
+    return arith::SIToFPOp::create(b, loc, to, value);
+  }
+  if (toInt)
+    return arith::FPToSIOp::create(b, loc, to, value);
+  if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth() ||
+      (from.isF16() && to.isBF16()) || (from.isBF16() && to.isF16())) {
+    // f16 <-> bf16 goes through f32, which holds both exactly.
+    if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth()) {
+      Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+      return arith::TruncFOp::create(b, loc, to, wide);
+    }
+    return arith::ExtFOp::create(b, loc, to, value);
+  }
+  return arith::TruncFOp::create(b, loc, to, value);
+}
+
+struct CastLowering : public OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        adaptor.getOperand(), {},
+        [](OpBuilder &b, Location loc, ValueRange args, Type element) {
+          return convertElement(b, loc, args[0], element);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> from = op.getOperand().getType().getShape();
+    ArrayRef<int64_t> to = op.getType().getShape();
+    // NumPy alignment: operand dimension i is result dimension offset + i;
+    // a stretched dimension of size 1 always reads index 0.
+    size_t offset = to.size() - from.size();
+    SmallVector<AffineExpr> exprs;
+    for (auto [i, dim] : llvm::enumerate(from))
+      exprs.push_back(dim == 1 && to[offset + i] != 1
+                          ? rewriter.getAffineConstantExpr(0)
+                          : rewriter.getAffineDimExpr(offset + i));
+    AffineMap map =
+        AffineMap::get(to.size(), 0, exprs, rewriter.getContext());
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), op.getType(), adaptor.getOperand(), map,
+        [](OpBuilder &, Location, ValueRange args, Type) { return args[0]; });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+struct MatmulLowering : public OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    Value zero = arith::ConstantOp::create(rewriter, loc, element,
+                                           rewriter.getZeroAttr(element));
+    Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                          element);
+    Value init =
+        linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    int64_t lhsRank = op.getLhs().getType().getRank();
+    int64_t rhsRank = op.getRhs().getType().getRank();
+    ValueRange inputs{lhs, rhs};
+    Operation *product = nullptr;
+    if (lhsRank == 2 && rhsRank == 2)
+      product = linalg::MatmulOp::create(rewriter, loc, resultType, inputs, init);
+    else if (lhsRank == 3 && rhsRank == 3)
+      product =
+          linalg::BatchMatmulOp::create(rewriter, loc, resultType, inputs, init);
+    else if (lhsRank == 2 && rhsRank == 1)
+      product = linalg::MatvecOp::create(rewriter, loc, resultType, inputs, init);
+    else if (lhsRank == 1 && rhsRank == 2)
+      product = linalg::VecmatOp::create(rewriter, loc, resultType, inputs, init);
+    else if (lhsRank == 1 && rhsRank == 1)
+      product = linalg::DotOp::create(rewriter, loc, resultType, inputs, init);
+    else
+      product = buildContraction(rewriter, loc, resultType, lhs, rhs, lhsRank,
+                                 rhsRank, init);
+    rewriter.replaceOp(op, product->getResult(0));
+    return success();
+  }
+
+  /// The batched shapes the named ops do not cover (more than one batch
+  /// dimension, or a batched operand with a vector), as one generic.
+  static Operation *buildContraction(OpBuilder &b, Location loc,
+                                     RankedTensorType resultType, Value lhs,
+                                     Value rhs, int64_t lhsRank,
+                                     int64_t rhsRank, Value init) {
+    int64_t batch = std::max(lhsRank, rhsRank) - 2;
+    bool hasM = lhsRank >= 2, hasN = rhsRank >= 2;
+    // Loop order: batch..., [m], [n], k.
+    unsigned numLoops = batch + hasM + hasN + 1;
+    auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+    SmallVector<AffineExpr> batchExprs;
+    for (int64_t i = 0; i < batch; ++i)
+      batchExprs.push_back(dim(i));
+    AffineExpr m = dim(batch), n = dim(batch + hasM), k = dim(numLoops - 1);
+
+    SmallVector<AffineExpr> lhsExprs, rhsExprs, outExprs(batchExprs);
+    if (lhsRank >= 2) {
+      lhsExprs = batchExprs;
+      lhsExprs.append({m, k});
+      outExprs.push_back(m);
+    } else {
+      lhsExprs = {k};
+    }
+    if (rhsRank >= 2) {
+      rhsExprs = batchExprs;
+      rhsExprs.append({k, n});
+      outExprs.push_back(n);
+    } else {
+      rhsExprs = {k};
+    }
+    MLIRContext *context = b.getContext();
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(numLoops, 0, lhsExprs, context),
+        AffineMap::get(numLoops, 0, rhsExprs, context),
+        AffineMap::get(numLoops, 0, outExprs, context)};
+    SmallVector<utils::IteratorType> iterators(numLoops - 1,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    return linalg::GenericOp::create(
+        b, loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
+        [](OpBuilder &nb, Location nloc, ValueRange args) {
+          Value sum;
+          if (isa<FloatType>(args[0].getType())) {
+            Value prod = arith::MulFOp::create(nb, nloc, args[0], args[1]);
+            sum = arith::AddFOp::create(nb, nloc, args[2], prod);
+          } else {
+            Value prod = arith::MulIOp::create(nb, nloc, args[0], args[1]);
+            sum = arith::AddIOp::create(nb, nloc, args[2], prod);
+          }
+          linalg::YieldOp::create(nb, nloc, sum);
+        });
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertPkToLinalgPass
+    : public mlir::pk::impl::ConvertPkToLinalgBase<ConvertPkToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    PkToLinalgTypeConverter typeConverter;
+    RewritePatternSet patterns(context);
+    populatePkToLinalgConversionPatterns(typeConverter, patterns);
+
+    ConversionTarget target(*context);
+    target.addIllegalDialect<PkDialect>();
+    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
+                           func::FuncDialect, linalg::LinalgDialect,
+                           memref::MemRefDialect, tensor::TensorDialect>();
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::pk::populatePkToLinalgConversionPatterns(
+    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
+  patterns.add<KernelLowering, ReturnLowering, LoadLowering, StoreLowering,
+               ConstantLowering, NegLowering, CastLowering, BroadcastLowering,
+               MatmulLowering,
+               BinaryLowering<AddOp, arith::AddFOp, arith::AddIOp>,
+               BinaryLowering<SubOp, arith::SubFOp, arith::SubIOp>,
+               BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
+               BinaryLowering<DivOp, arith::DivFOp, arith::DivFOp>>(
+      typeConverter, patterns.getContext());
+}

@@ -1,0 +1,110 @@
+//===- Pipelines.cpp - picokernel's named pass pipelines ------------------===//
+
+#include "picokernel/Pipelines/Pipelines.h"
+#include "picokernel/Conversion/Passes.h"
+#include "picokernel/Dialect/Pk/Transforms/Passes.h"
+#include "picokernel/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::pk::buildPkToLinalgPipeline(OpPassManager &pm) {
+  pm.addNestedPass<KernelOp>(createPkForwardStores());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createConvertPkToLinalg());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::pk::buildPkFusionPipeline(OpPassManager &pm) {
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::pk::buildPkBufferizationPipeline(OpPassManager &pm) {
+  // Computations write straight into the `restrict` destinations.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
+                                     const CpuPipelineOptions &options) {
+  PkLowerLinalgToLoopsOptions loops;
+  loops.parallelThreshold = options.parallelThreshold;
+  pm.addNestedPass<func::FuncOp>(createPkLowerLinalgToLoops(loops));
+  pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(createLowerAffinePass());
+  // Memrefs first: the OpenMP loop bodies sit in memref.alloca_scope ops,
+  // which must be lowered while they still hold a single block.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::pk::buildPkCpuPipeline(OpPassManager &pm,
+                                  const CpuPipelineOptions &options) {
+  for (const std::string &stage : cpuStageNames())
+    buildCpuStage(pm, stage, options);
+}
+
+const std::vector<std::string> &mlir::pk::cpuStageNames() {
+  static const std::vector<std::string> names = {"linalg", "fused",
+                                                 "bufferized", "llvm"};
+  return names;
+}
+
+bool mlir::pk::buildCpuStage(OpPassManager &pm, const std::string &stage,
+                             const CpuPipelineOptions &options) {
+  if (stage == "linalg")
+    buildPkToLinalgPipeline(pm);
+  else if (stage == "fused")
+    buildPkFusionPipeline(pm);
+  else if (stage == "bufferized")
+    buildPkBufferizationPipeline(pm);
+  else if (stage == "llvm")
+    buildPkToLLVMPipeline(pm, options);
+  else
+    return false;
+  return true;
+}
+
+void mlir::pk::registerPkPipelines() {
+  PassPipelineRegistration<>(
+      "pk-to-linalg-pipeline",
+      "pk kernels to linalg on tensors (stage 'linalg')",
+      [](OpPassManager &pm) { buildPkToLinalgPipeline(pm); });
+  PassPipelineRegistration<>(
+      "pk-fusion-pipeline",
+      "fuse elementwise linalg chains into one generic (stage 'fused')",
+      [](OpPassManager &pm) { buildPkFusionPipeline(pm); });
+  PassPipelineRegistration<>(
+      "pk-bufferization-pipeline",
+      "bufferize into the callers' buffers (stage 'bufferized')",
+      [](OpPassManager &pm) { buildPkBufferizationPipeline(pm); });
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "pk-to-llvm-pipeline",
+      "bufferized linalg to loops and the LLVM dialect (stage 'llvm')",
+      buildPkToLLVMPipeline);
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "pk-cpu-pipeline", "pk kernels all the way to the LLVM dialect",
+      buildPkCpuPipeline);
+}

@@ -1,0 +1,71 @@
+//===- LowerLinalgToLoops.cpp - loops, parallel when large ----------------===//
+
+#include "picokernel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::pk {
+#define GEN_PASS_DEF_PKLOWERLINALGTOLOOPS
+#include "picokernel/Transforms/Passes.h.inc"
+} // namespace mlir::pk
+
+using namespace mlir;
+
+namespace {
+
+/// The number of points in `op`'s iteration space (saturating).
+int64_t iterationCount(linalg::LinalgOp op) {
+  int64_t count = 1;
+  for (int64_t size : op.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(size) ||
+        (size != 0 && count > INT64_MAX / size))
+      return INT64_MAX;
+    count *= size;
+  }
+  return count;
+}
+
+/// Replaces `loop` (from linalgOpToLoops: no iter_args) by an scf.parallel
+/// with the same bounds and body.
+void makeParallel(RewriterBase &rewriter, scf::ForOp loop) {
+  rewriter.setInsertionPoint(loop);
+  auto parallel = scf::ParallelOp::create(
+      rewriter, loop.getLoc(), ValueRange{loop.getLowerBound()},
+      ValueRange{loop.getUpperBound()}, ValueRange{loop.getStep()});
+  Block *body = parallel.getBody();
+  rewriter.eraseOp(loop.getBody()->getTerminator());
+  rewriter.inlineBlockBefore(loop.getBody(), body->getTerminator(),
+                             body->getArguments());
+  rewriter.eraseOp(loop);
+}
+
+struct LowerLinalgToLoopsPass
+    : public mlir::pk::impl::PkLowerLinalgToLoopsBase<LowerLinalgToLoopsPass> {
+  using PkLowerLinalgToLoopsBase::PkLowerLinalgToLoopsBase;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      bool parallel = parallelThreshold > 0 &&
+                      iterationCount(op) >= parallelThreshold &&
+                      op.getNumLoops() > 0 &&
+                      op.getIteratorTypesArray().front() ==
+                          utils::IteratorType::parallel;
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::LinalgLoops> loops = linalg::linalgOpToLoops(rewriter, op);
+      if (failed(loops)) {
+        op.emitOpError("could not be lowered to loops");
+        return signalPassFailure();
+      }
+      if (parallel && !loops->empty())
+        makeParallel(rewriter, cast<scf::ForOp>(loops->front()));
+      rewriter.eraseOp(op);
+    }
+  }
+};
+
+} // namespace
