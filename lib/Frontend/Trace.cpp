@@ -86,9 +86,22 @@ public:
     for (auto [i, arg] : llvm::enumerate(signature)) {
       std::string argName =
           arg.name.empty() ? "arg" + std::to_string(i) : arg.name;
-      if (llvm::is_contained(argNames, argName))
+      if (llvm::is_contained(refNames, argName))
         fail(where, "trace", "two parameters are named '" + argName + "'");
-      for (auto [d, dim] : llvm::enumerate(arg.shape))
+      refNames.push_back(argName);
+      if (arg.aliasOf >= 0) {
+        if (size_t(arg.aliasOf) >= i || signature[arg.aliasOf].aliasOf >= 0 ||
+            signature[arg.aliasOf].shape != arg.shape ||
+            signature[arg.aliasOf].dtype != arg.dtype)
+          fail(where, "trace",
+               "parameter '" + argName + "' is declared the same array as "
+               "parameter #" + std::to_string(arg.aliasOf) +
+                   ", which is not an earlier, distinct parameter of the same "
+                   "shape and dtype");
+        refArg.push_back(refArg[arg.aliasOf]);
+        continue;
+      }
+      for (int64_t dim : arg.shape)
         if (dim < 0)
           fail(where, "trace",
                "parameter '" + argName + "' has a negative dimension in " +
@@ -99,17 +112,16 @@ public:
       });
       mlir::Type type = mlir::pk::RefType::getChecked(
           [&] { return mlir::emitError(kernelLoc); }, &context,
-          llvm::ArrayRef<int64_t>(arg.shape),
-          toMlirType(arg.dtype, context));
+          llvm::ArrayRef<int64_t>(arg.shape), toMlirType(arg.dtype, context));
       if (!type)
         fail(where, "trace",
              "parameter '" + argName + "' of shape " + formatShape(arg.shape) +
                  " and dtype " + quoted(arg.dtype) +
                  " is too large: its size in bytes overflows int64");
+      refArg.push_back(argTypes.size());
       argTypes.push_back(type);
       argLocs.push_back(mlir::NameLoc::get(
           mlir::StringAttr::get(&context, argName), kernelLoc));
-      argNames.push_back(std::move(argName));
     }
     kernel = mlir::pk::KernelOp::create(builder, kernelLoc, name,
                                         builder.getFunctionType(argTypes, {}));
@@ -117,9 +129,12 @@ public:
   }
 
   const std::string &kernelName() const { return name; }
-  const std::string &argName(unsigned index) const { return argNames[index]; }
+  const std::string &argName(unsigned index) const { return refNames[index]; }
+  mlir::BlockArgument refValue(unsigned index) {
+    return body().getArgument(refArg[index]);
+  }
   mlir::pk::RefType refType(unsigned index) {
-    return llvm::cast<mlir::pk::RefType>(body().getArgument(index).getType());
+    return llvm::cast<mlir::pk::RefType>(refValue(index).getType());
   }
 
   //===--------------------------------------------------------------------===//
@@ -431,9 +446,9 @@ public:
 
   Value load(unsigned index, const SourceLoc &where) {
     checkOpen("load of '" + argName(index) + "'", where);
-    mlir::Value ref = body().getArgument(index);
     return wrap(mlir::pk::LoadOp::create(builder, location(where),
-                                         refType(index).getTensorType(), ref));
+                                         refType(index).getTensorType(),
+                                         refValue(index)));
   }
 
   void store(unsigned index, const Operand &value) {
@@ -455,7 +470,7 @@ public:
     DType refDType = *fromMlirType(ref.getElementType());
     mlir::Value stored = materialize(value, refDType, refShape, op);
     mlir::pk::StoreOp::create(builder, location(value.where()), stored,
-                              body().getArgument(index));
+                              refValue(index));
     hasStore = true;
   }
 
@@ -506,7 +521,8 @@ private:
   mlir::Location kernelLoc = builder.getUnknownLoc();
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::pk::KernelOp kernel;
-  std::vector<std::string> argNames;
+  std::vector<std::string> refNames; // per parameter
+  std::vector<unsigned> refArg;      // parameter -> kernel argument
   bool open = true;
   bool hasStore = false;
 };

@@ -75,11 +75,14 @@ private:
 };
 
 /// One kernel parameter: its name (as the printed IR shows it; empty means
-/// "argN"), shape and element type.
+/// "argN"), shape and element type. `aliasOf` names an earlier parameter
+/// that is the same array (as when a caller passes the output as an input
+/// too): both refs then read and write one kernel argument.
 struct ArgSpec {
   std::string name;
   Shape shape;
   DType dtype;
+  int aliasOf = -1;
 };
 using Signature = std::vector<ArgSpec>;
 

@@ -1,0 +1,98 @@
+//===- Jit.h - compile a pk kernel for the host CPU -------------*- C++ -*-===//
+//
+// A traced pk module goes through the CPU pipeline (Pipelines.h) and LLVM
+// (O3, the host CPU's name and features) into machine code in this process.
+// The result is called with one data pointer per distinct array.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_RUNTIME_JIT_H
+#define PICOKERNEL_RUNTIME_JIT_H
+
+#include "picokernel/Frontend/DType.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+class MLIRContext;
+} // namespace mlir
+
+namespace pk {
+
+/// The pipeline or LLVM failed on a kernel; what() has the diagnostics.
+class CompileError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CompileOptions {
+  /// Loop nests with at least this many iterations run on all cores
+  /// (OpenMP); 0 keeps every kernel serial.
+  int64_t parallelThreshold = 1 << 17;
+  /// LLVM optimization level (0-3).
+  unsigned optLevel = 3;
+};
+
+/// Where the time of one compilation went.
+struct CompileTimes {
+  double pipelineSeconds = 0; ///< pk -> LLVM dialect (MLIR passes)
+  double codegenSeconds = 0;  ///< LLVM IR, O3 and machine code
+};
+
+/// A parameter of a compiled kernel: one distinct array.
+struct CompiledParam {
+  Shape shape;
+  DType dtype;
+  bool read = false;    ///< the kernel loads it
+  bool written = false; ///< the kernel stores to it
+};
+
+/// Registers and loads everything the CPU pipeline and the JIT need into
+/// `context` (idempotent). Compilation calls it; calling it up front keeps
+/// dialect loading out of concurrent compiles.
+void prepareContextForCompilation(mlir::MLIRContext &context);
+
+/// One kernel compiled to machine code for the host CPU.
+class CompiledKernel {
+public:
+  /// Compiles the one pk.kernel in `module`, which the pipeline rewrites in
+  /// place. Throws CompileError.
+  static std::unique_ptr<CompiledKernel>
+  compile(mlir::ModuleOp module, const CompileOptions &options = {});
+  ~CompiledKernel();
+
+  /// Runs the kernel on `data[i]`, the data of parameter i: contiguous
+  /// arrays of exactly the compiled shapes and dtypes.
+  void run(void *const *data) const;
+
+  const std::string &name() const { return kernelName; }
+  const std::vector<CompiledParam> &params() const { return parameters; }
+  const CompileTimes &times() const { return compileTimes; }
+  /// Whether the kernel runs its large loops on all cores.
+  bool usesThreads() const { return threaded; }
+
+private:
+  CompiledKernel() = default;
+
+  std::string kernelName;
+  std::vector<CompiledParam> parameters;
+  /// Memref descriptors for every parameter, laid end to end: pointers and
+  /// offset to patch per call, static sizes and strides filled in once.
+  std::vector<int64_t> descriptorTemplate;
+  std::vector<size_t> descriptorOffsets;
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  void (*entry)(void **) = nullptr;
+  CompileTimes compileTimes;
+  bool threaded = false;
+};
+
+} // namespace pk
+
+#endif // PICOKERNEL_RUNTIME_JIT_H

@@ -1,0 +1,129 @@
+//===- Kernel.h - kernels compiled on first use, cached by guard -*- C++ -*-===//
+//
+//   pk::Kernel fma("fma", [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
+//     o[pk::all] = a[pk::all] * b[pk::all] + c[pk::all];
+//   });
+//   fma({{a.data(), pk::f32, {n}}, {b.data(), pk::f32, {n}},
+//        {c.data(), pk::f32, {n}}, {o.data(), pk::f32, {n}}});
+//
+// Each call is checked against a guard, the key (shapes, dtypes, which
+// arguments are the same array): a hit runs the machine code compiled for
+// it; a miss traces the kernel for these arrays, compiles it and caches it.
+// The cache is thread-safe (each key is compiled once, however many threads
+// ask at the same time), bounded (least recently used entries are evicted)
+// and counts hits, misses and compile time. With PK_LOG_COMPILES=1 in the
+// environment every compile is logged on stderr with the reason: which
+// argument's shape or dtype differs from the previous compile.
+//
+// Arrays are C-contiguous. The same array may be passed for several
+// parameters (the output may be an input: `o[...] = expr` semantics);
+// arrays that overlap without being the same array are rejected when the
+// kernel writes to one of them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_RUNTIME_KERNEL_H
+#define PICOKERNEL_RUNTIME_KERNEL_H
+
+#include "picokernel/Frontend/Trace.h"
+#include "picokernel/Runtime/Jit.h"
+
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pk {
+
+/// A caller-owned array: data, element type, shape and (optionally) strides
+/// in elements. Empty strides mean C-contiguous.
+struct ArrayView {
+  void *data;
+  DType dtype;
+  std::span<const int64_t> shape;
+  std::span<const int64_t> strides = {};
+};
+
+/// An argument the kernel cannot run on (count, rank, layout, overlap).
+class ArgumentError : public std::invalid_argument {
+public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct KernelOptions {
+  CompileOptions compile;
+  /// Compiled variants kept at most; the least recently used goes first.
+  size_t maxCacheEntries = 64;
+};
+
+struct CacheStats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t evictions = 0;
+  size_t entries = 0;
+  double traceSeconds = 0;    ///< total, over all compiles
+  double pipelineSeconds = 0; ///< total MLIR pass time
+  double codegenSeconds = 0;  ///< total LLVM time
+};
+
+namespace detail {
+class KernelCache;
+} // namespace detail
+
+class Kernel {
+public:
+  /// A kernel body over a vector of refs, whatever the user's signature.
+  using Body = std::function<void(const std::vector<Ref> &)>;
+
+  /// `body` takes one pk::Ref per array (or a const std::vector<pk::Ref>&).
+  /// `paramNames` name the parameters in IR and messages (default argN).
+  template <typename Fn>
+  Kernel(std::string name, Fn body, std::vector<std::string> paramNames = {},
+         KernelOptions options = {})
+      : Kernel(std::move(name), adapt(std::move(body)),
+               detail::refArity<Fn &>(), std::move(paramNames),
+               std::move(options)) {}
+  ~Kernel();
+  Kernel(Kernel &&) noexcept;
+  Kernel &operator=(Kernel &&) noexcept;
+
+  /// Runs the kernel on `arrays` (compiling on a cache miss). Throws
+  /// ArgumentError, TraceError or CompileError.
+  void operator()(std::span<const ArrayView> arrays) const;
+  void operator()(std::initializer_list<ArrayView> arrays) const {
+    (*this)(std::span<const ArrayView>(arrays.begin(), arrays.size()));
+  }
+
+  /// The traced pk module for arrays of these shapes and dtypes (no
+  /// compilation; arrays' data is not read).
+  mlir::OwningOpRef<mlir::ModuleOp>
+  trace(std::span<const ArrayView> arrays) const;
+
+  CacheStats stats() const;
+  void clearCache() const;
+  const std::string &name() const;
+
+private:
+  template <typename Fn> static Body adapt(Fn body) {
+    constexpr int arity = detail::refArity<Fn &>();
+    if constexpr (arity < 0)
+      return Body(std::move(body));
+    else
+      return [body = std::move(body)](const std::vector<Ref> &refs) mutable {
+        detail::callWithRefs(body, refs,
+                             std::make_index_sequence<size_t(arity)>());
+      };
+  }
+
+  Kernel(std::string name, Body body, int arity,
+         std::vector<std::string> paramNames, KernelOptions options);
+
+  std::unique_ptr<detail::KernelCache> cache;
+};
+
+} // namespace pk
+
+#endif // PICOKERNEL_RUNTIME_KERNEL_H

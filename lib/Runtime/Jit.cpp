@@ -1,0 +1,196 @@
+//===- Jit.cpp - compile a pk kernel for the host CPU ---------------------===//
+
+#include "picokernel/Runtime/Jit.h"
+#include "picokernel/Config.h"
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <chrono>
+#include <mutex>
+
+namespace pk {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string errorText(llvm::Error error) {
+  return llvm::toString(std::move(error));
+}
+
+/// Memref descriptor of a static shape, as int64 words: allocated pointer,
+/// aligned pointer, offset, sizes..., strides... (row-major, contiguous).
+void appendDescriptor(std::vector<int64_t> &words, const Shape &shape) {
+  words.push_back(0);
+  words.push_back(0);
+  words.push_back(0);
+  words.insert(words.end(), shape.begin(), shape.end());
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i > 1; --i)
+    strides[i - 2] = strides[i - 1] * shape[i - 1];
+  words.insert(words.end(), strides.begin(), strides.end());
+}
+} // namespace
+
+void prepareContextForCompilation(mlir::MLIRContext &context) {
+  static std::once_flag nativeTarget;
+  std::call_once(nativeTarget, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  static std::mutex preparing;
+  std::lock_guard<std::mutex> lock(preparing);
+  if (context.getLoadedDialect<mlir::omp::OpenMPDialect>() &&
+      context.getLoadedDialect<mlir::pk::PkDialect>())
+    return; // loaded last below: everything else is there
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  registry.insert<mlir::pk::PkDialect>();
+  context.appendDialectRegistry(registry);
+  // Everything the pipeline creates, loaded once, before any concurrent use.
+  mlir::OpPassManager pm(mlir::ModuleOp::getOperationName());
+  mlir::pk::buildPkCpuPipeline(pm, {});
+  mlir::DialectRegistry dependent;
+  pm.getDependentDialects(dependent);
+  context.appendDialectRegistry(dependent);
+  for (llvm::StringRef name : dependent.getDialectNames())
+    context.getOrLoadDialect(name);
+  context.loadDialect<mlir::pk::PkDialect, mlir::LLVM::LLVMDialect>();
+  context.loadDialect<mlir::omp::OpenMPDialect>();
+}
+
+CompiledKernel::~CompiledKernel() = default;
+
+std::unique_ptr<CompiledKernel>
+CompiledKernel::compile(mlir::ModuleOp module,
+                        const CompileOptions &options) {
+  mlir::MLIRContext &context = *module.getContext();
+  prepareContextForCompilation(context);
+
+  auto kernels = llvm::to_vector(module.getOps<mlir::pk::KernelOp>());
+  if (kernels.size() != 1)
+    throw CompileError("compile: expected a module with one pk.kernel, got " +
+                       std::to_string(kernels.size()));
+  std::unique_ptr<CompiledKernel> compiled(new CompiledKernel());
+  compiled->kernelName = kernels.front().getSymName().str();
+  for (mlir::BlockArgument arg : kernels.front().getBodyBlock().getArguments()) {
+    auto ref = llvm::cast<mlir::pk::RefType>(arg.getType());
+    CompiledParam param{Shape(ref.getShape().begin(), ref.getShape().end()),
+                        *fromMlirType(ref.getElementType())};
+    for (mlir::Operation *user : arg.getUsers()) {
+      param.read |= llvm::isa<mlir::pk::LoadOp>(user);
+      param.written |= llvm::isa<mlir::pk::StoreOp>(user);
+    }
+    compiled->descriptorOffsets.push_back(compiled->descriptorTemplate.size());
+    appendDescriptor(compiled->descriptorTemplate, param.shape);
+    compiled->parameters.push_back(std::move(param));
+  }
+
+  // pk -> LLVM dialect.
+  auto start = Clock::now();
+  std::string diagnostics;
+  {
+    mlir::ScopedDiagnosticHandler handler(
+        &context, [&](mlir::Diagnostic &diagnostic) {
+          llvm::raw_string_ostream os(diagnostics);
+          os << diagnostic.getLocation() << ": " << diagnostic.str() << "\n";
+          return mlir::success();
+        });
+    mlir::PassManager pm(&context);
+    mlir::pk::CpuPipelineOptions pipeline;
+    pipeline.parallelThreshold = options.parallelThreshold;
+    mlir::pk::buildPkCpuPipeline(pm, pipeline);
+    if (mlir::failed(pm.run(module)))
+      throw CompileError("compile: the CPU pipeline failed on kernel '" +
+                         compiled->kernelName + "':\n" + diagnostics);
+  }
+  compiled->compileTimes.pipelineSeconds = secondsSince(start);
+
+  // LLVM dialect -> machine code for this CPU.
+  start = Clock::now();
+  compiled->threaded = false;
+  module.walk([&](mlir::Operation *op) {
+    if (llvm::isa<mlir::omp::OpenMPDialect>(op->getDialect()))
+      compiled->threaded = true;
+  });
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    throw CompileError("compile: cannot describe the host CPU: " +
+                       errorText(machineBuilder.takeError()));
+  llvm::CodeGenOptLevel codegenLevel = options.optLevel >= 3
+                                           ? llvm::CodeGenOptLevel::Aggressive
+                                           : llvm::CodeGenOptLevel::Default;
+  machineBuilder->setCodeGenOptLevel(codegenLevel);
+  auto machine = machineBuilder->createTargetMachine();
+  if (!machine)
+    throw CompileError("compile: cannot create a target machine: " +
+                       errorText(machine.takeError()));
+  auto transformer = mlir::makeOptimizingTransformer(options.optLevel, 0,
+                                                     machine->get());
+  mlir::ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = codegenLevel;
+  llvm::SmallVector<llvm::StringRef, 1> libraries;
+  if (compiled->threaded)
+    libraries.push_back(PK_OPENMP_LIBRARY);
+  engineOptions.sharedLibPaths = libraries;
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  auto engine =
+      mlir::ExecutionEngine::create(module, engineOptions, std::move(*machine));
+  if (!engine)
+    throw CompileError("compile: LLVM code generation failed for kernel '" +
+                       compiled->kernelName +
+                       "': " + errorText(engine.takeError()));
+  compiled->engine = std::move(*engine);
+  auto entry =
+      compiled->engine->lookupPacked("_mlir_ciface_" + compiled->kernelName);
+  if (!entry)
+    throw CompileError("compile: kernel '" + compiled->kernelName +
+                       "' has no entry point: " + errorText(entry.takeError()));
+  compiled->entry = *entry;
+  compiled->compileTimes.codegenSeconds = secondsSince(start);
+  return compiled;
+}
+
+void CompiledKernel::run(void *const *data) const {
+  constexpr size_t kInline = 128;
+  llvm::SmallVector<int64_t, kInline> words(descriptorTemplate.begin(),
+                                            descriptorTemplate.end());
+  size_t count = parameters.size();
+  llvm::SmallVector<void *, 16> descriptors(count);
+  llvm::SmallVector<void *, 16> arguments(count);
+  for (size_t i = 0; i < count; ++i) {
+    int64_t *descriptor = words.data() + descriptorOffsets[i];
+    auto pointer = reinterpret_cast<int64_t>(data[i]);
+    descriptor[0] = pointer; // allocated
+    descriptor[1] = pointer; // aligned
+    descriptors[i] = descriptor;
+    // The packed wrapper takes the address of each argument of
+    // `_mlir_ciface_<name>(descriptor *...)`.
+    arguments[i] = &descriptors[i];
+  }
+  entry(arguments.data());
+}
+
+} // namespace pk

@@ -1,0 +1,430 @@
+//===- Kernel.cpp - kernels compiled on first use, cached by guard --------===//
+
+#include "picokernel/Runtime/Kernel.h"
+#include "picokernel/Dialect/Pk/IR/PkTypes.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <future>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+using mlir::pk::formatShape;
+
+namespace pk {
+namespace detail {
+
+namespace {
+constexpr size_t kMaxRank = 32;
+
+using Key = std::vector<int64_t>;
+using KeyView = std::span<const int64_t>;
+
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(KeyView key) const {
+    return llvm::hash_combine_range(key.begin(), key.end());
+  }
+  size_t operator()(const Key &key) const { return (*this)(KeyView(key)); }
+};
+
+struct KeyEqual {
+  using is_transparent = void;
+  bool operator()(KeyView a, KeyView b) const {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+};
+
+/// Read on every miss (misses are rare), so tests and long-running
+/// programs can switch logging on and off.
+bool logCompiles() {
+  const char *value = std::getenv("PK_LOG_COMPILES");
+  return value && *value && std::string(value) != "0";
+}
+
+/// Reads a key back: [count, then per array: dtype, rank, dims..., aliasOf].
+struct KeyEntry {
+  DType dtype;
+  Shape shape;
+  int64_t aliasOf;
+};
+
+std::vector<KeyEntry> decodeKey(KeyView key) {
+  std::vector<KeyEntry> entries;
+  size_t at = 1;
+  for (int64_t i = 0; i < key[0]; ++i) {
+    KeyEntry entry{DType(key[at]), {}, 0};
+    int64_t rank = key[at + 1];
+    entry.shape.assign(key.begin() + at + 2, key.begin() + at + 2 + rank);
+    entry.aliasOf = key[at + 2 + rank];
+    at += 3 + rank;
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+} // namespace
+
+struct CacheEntry {
+  std::shared_future<std::shared_ptr<const CompiledKernel>> compiled;
+  std::atomic<uint64_t> lastUse{0};
+};
+
+class KernelCache {
+public:
+  KernelCache(std::string name, Kernel::Body body, int arity,
+              std::vector<std::string> paramNames, KernelOptions options)
+      : name(std::move(name)), body(std::move(body)), arity(arity),
+        paramNames(std::move(paramNames)), options(std::move(options)) {
+    prepareContextForCompilation(defaultContext());
+  }
+
+  std::string paramName(size_t index) const {
+    if (index < paramNames.size() && !paramNames[index].empty())
+      return paramNames[index];
+    return "arg" + std::to_string(index);
+  }
+
+  /// Checks the arrays, finds which are the same array, and writes the key.
+  void analyze(std::span<const ArrayView> arrays,
+               llvm::SmallVectorImpl<int64_t> &key,
+               llvm::SmallVectorImpl<int> &aliasOf,
+               llvm::SmallVectorImpl<std::pair<int, int>> &partialOverlaps) const {
+    size_t count = arrays.size();
+    if (arity >= 0 && count != size_t(arity))
+      throw ArgumentError("kernel '" + name + "' takes " +
+                          std::to_string(arity) + " arrays, got " +
+                          std::to_string(count));
+    if (count == 0)
+      throw ArgumentError("kernel '" + name +
+                          "' needs at least one array (the output)");
+    llvm::SmallVector<std::pair<uintptr_t, uintptr_t>, 16> ranges;
+    for (size_t i = 0; i < count; ++i) {
+      const ArrayView &array = arrays[i];
+      if (size_t(array.dtype) > size_t(DType::F64))
+        throw ArgumentError("argument '" + paramName(i) +
+                            "' has an unknown dtype");
+      if (array.shape.size() > kMaxRank)
+        throw ArgumentError("argument '" + paramName(i) + "' has " +
+                            std::to_string(array.shape.size()) +
+                            " dimensions; at most " +
+                            std::to_string(kMaxRank) + " are supported");
+      int64_t elements = 1;
+      for (int64_t dim : array.shape) {
+        if (dim < 0)
+          throw ArgumentError("argument '" + paramName(i) + "' has shape " +
+                              formatShape(array.shape) +
+                              " with a negative dimension");
+        elements = dim == 0 || elements == 0 ? 0 : elements * dim;
+      }
+      if (!array.strides.empty()) {
+        if (array.strides.size() != array.shape.size())
+          throw ArgumentError("argument '" + paramName(i) + "' has " +
+                              std::to_string(array.strides.size()) +
+                              " strides for " +
+                              std::to_string(array.shape.size()) +
+                              " dimensions");
+        int64_t expected = 1;
+        for (size_t d = array.shape.size(); d-- > 0;) {
+          if (array.shape[d] != 1 && array.strides[d] != expected)
+            throw ArgumentError(
+                "argument '" + paramName(i) +
+                "' is not C-contiguous (strides " +
+                formatShape(array.strides) + " for shape " +
+                formatShape(array.shape) +
+                "); the CPU backend runs on contiguous arrays");
+          expected *= array.shape[d];
+        }
+      }
+      if (!array.data && elements != 0)
+        throw ArgumentError("argument '" + paramName(i) +
+                            "' has no data (null pointer)");
+      auto begin = reinterpret_cast<uintptr_t>(array.data);
+      ranges.push_back({begin, begin + uintptr_t(elements) *
+                                           itemSize(array.dtype)});
+    }
+
+    aliasOf.assign(count, -1);
+    for (size_t i = 0; i < count; ++i) {
+      if (ranges[i].first == ranges[i].second)
+        continue; // an empty array overlaps nothing
+      for (size_t j = 0; j < i; ++j) {
+        if (ranges[j].first == ranges[j].second ||
+            ranges[i].first >= ranges[j].second ||
+            ranges[j].first >= ranges[i].second)
+          continue;
+        bool same = arrays[i].data == arrays[j].data &&
+                    arrays[i].dtype == arrays[j].dtype &&
+                    std::equal(arrays[i].shape.begin(), arrays[i].shape.end(),
+                               arrays[j].shape.begin(), arrays[j].shape.end());
+        if (same && aliasOf[i] < 0)
+          aliasOf[i] = aliasOf[j] >= 0 ? aliasOf[j] : int(j);
+        else if (!same)
+          partialOverlaps.push_back({int(j), int(i)});
+      }
+    }
+
+    key.push_back(int64_t(count));
+    for (size_t i = 0; i < count; ++i) {
+      key.push_back(int64_t(arrays[i].dtype));
+      key.push_back(int64_t(arrays[i].shape.size()));
+      key.append(arrays[i].shape.begin(), arrays[i].shape.end());
+      key.push_back(aliasOf[i]);
+    }
+  }
+
+  Signature signature(std::span<const ArrayView> arrays,
+                      llvm::ArrayRef<int> aliasOf) const {
+    Signature signature;
+    for (size_t i = 0; i < arrays.size(); ++i)
+      signature.push_back(
+          {paramName(i),
+           Shape(arrays[i].shape.begin(), arrays[i].shape.end()),
+           arrays[i].dtype, aliasOf[i]});
+    return signature;
+  }
+
+  mlir::OwningOpRef<mlir::ModuleOp> traceFor(const Signature &signature) const {
+    Tracer tracer(defaultContext(), name, signature,
+                  SourceLoc{name, 0, 0});
+    try {
+      body(tracer.refs());
+    } catch (...) {
+      tracer.abandon();
+      throw;
+    }
+    return tracer.finish();
+  }
+
+  std::string explainCompile(KeyView key) const {
+    if (lastCompiled.empty())
+      return "first compile";
+    std::vector<KeyEntry> now = decodeKey(key), before = decodeKey(lastCompiled);
+    if (now.size() != before.size())
+      return std::to_string(now.size()) + " arrays instead of " +
+             std::to_string(before.size());
+    std::string reasons;
+    auto add = [&](const std::string &reason) {
+      reasons += (reasons.empty() ? "" : "; ") + reason;
+    };
+    for (size_t i = 0; i < now.size(); ++i) {
+      if (now[i].shape != before[i].shape)
+        add("shape of '" + paramName(i) + "' " + formatShape(before[i].shape) +
+            " -> " + formatShape(now[i].shape));
+      if (now[i].dtype != before[i].dtype)
+        add("dtype of '" + paramName(i) + "' " +
+            std::string(dtypeName(before[i].dtype)) + " -> " +
+            std::string(dtypeName(now[i].dtype)));
+      if (now[i].aliasOf != before[i].aliasOf)
+        add(now[i].aliasOf >= 0
+                ? "'" + paramName(i) + "' is now the same array as '" +
+                      paramName(now[i].aliasOf) + "'"
+                : "'" + paramName(i) + "' is no longer the same array as '" +
+                      paramName(before[i].aliasOf) + "'");
+    }
+    return reasons.empty() ? "evicted earlier" : reasons;
+  }
+
+  std::shared_ptr<const CompiledKernel>
+  lookup(KeyView key, std::span<const ArrayView> arrays,
+         llvm::ArrayRef<int> aliasOf) {
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex);
+      auto found = entries.find(key);
+      if (found != entries.end()) {
+        hits.fetch_add(1, std::memory_order_relaxed);
+        found->second->lastUse.store(
+            clock.fetch_add(1, std::memory_order_relaxed),
+            std::memory_order_relaxed);
+        auto compiled = found->second->compiled;
+        lock.unlock();
+        return compiled.get();
+      }
+    }
+
+    std::promise<std::shared_ptr<const CompiledKernel>> promise;
+    std::shared_ptr<CacheEntry> entry;
+    std::string reason;
+    {
+      std::unique_lock<std::shared_mutex> lock(mutex);
+      auto found = entries.find(key);
+      if (found != entries.end()) {
+        hits.fetch_add(1, std::memory_order_relaxed);
+        auto compiled = found->second->compiled;
+        lock.unlock();
+        return compiled.get(); // compiled (or being compiled) by another call
+      }
+      misses.fetch_add(1, std::memory_order_relaxed);
+      entry = std::make_shared<CacheEntry>();
+      entry->compiled = promise.get_future().share();
+      entry->lastUse = clock.fetch_add(1, std::memory_order_relaxed);
+      if (logCompiles())
+        reason = explainCompile(key);
+      lastCompiled.assign(key.begin(), key.end());
+      entries.emplace(Key(key.begin(), key.end()), entry);
+      evictLeastRecentlyUsed(entry.get());
+    }
+
+    try {
+      using Clock = std::chrono::steady_clock;
+      auto start = Clock::now();
+      Signature sig = signature(arrays, aliasOf);
+      if (logCompiles()) {
+        std::string text;
+        for (const ArgSpec &arg : sig)
+          text += (text.empty() ? "" : ", ") + arg.name + ": " +
+                  formatShape(arg.shape) + " " +
+                  std::string(dtypeName(arg.dtype));
+        llvm::errs() << "picokernel: compiling kernel '" << name << "' for ("
+                     << text << "): " << reason << "\n";
+      }
+      mlir::OwningOpRef<mlir::ModuleOp> module = traceFor(sig);
+      double traced =
+          std::chrono::duration<double>(Clock::now() - start).count();
+      std::shared_ptr<const CompiledKernel> compiled =
+          CompiledKernel::compile(*module, options.compile);
+      {
+        std::lock_guard<std::mutex> lock(statsMutex);
+        traceSeconds += traced;
+        pipelineSeconds += compiled->times().pipelineSeconds;
+        codegenSeconds += compiled->times().codegenSeconds;
+      }
+      promise.set_value(compiled);
+      return compiled;
+    } catch (...) {
+      promise.set_exception(std::current_exception());
+      std::unique_lock<std::shared_mutex> lock(mutex);
+      auto found = entries.find(key);
+      if (found != entries.end() && found->second == entry)
+        entries.erase(found);
+      throw;
+    }
+  }
+
+  /// Keeps at most maxCacheEntries entries: drops the least recently used
+  /// finished ones (never `keep`, never one still compiling).
+  void evictLeastRecentlyUsed(const CacheEntry *keep) {
+    while (entries.size() > std::max<size_t>(options.maxCacheEntries, 1)) {
+      auto victim = entries.end();
+      for (auto it = entries.begin(); it != entries.end(); ++it) {
+        if (it->second.get() == keep ||
+            it->second->compiled.wait_for(std::chrono::seconds(0)) !=
+                std::future_status::ready)
+          continue;
+        if (victim == entries.end() ||
+            it->second->lastUse < victim->second->lastUse)
+          victim = it;
+      }
+      if (victim == entries.end())
+        return;
+      entries.erase(victim);
+      evictions.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  void call(std::span<const ArrayView> arrays) {
+    llvm::SmallVector<int64_t, 64> key;
+    llvm::SmallVector<int, 16> aliasOf;
+    llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
+    analyze(arrays, key, aliasOf, partialOverlaps);
+    std::shared_ptr<const CompiledKernel> compiled =
+        lookup(KeyView(key.data(), key.size()), arrays, aliasOf);
+
+    llvm::SmallVector<void *, 16> data;
+    llvm::SmallVector<int, 16> param(arrays.size());
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      if (aliasOf[i] >= 0) {
+        param[i] = param[aliasOf[i]];
+        continue;
+      }
+      param[i] = int(data.size());
+      data.push_back(arrays[i].data);
+    }
+    for (auto [a, b] : partialOverlaps) {
+      const auto &params = compiled->params();
+      if (params[param[a]].written || params[param[b]].written)
+        throw ArgumentError(
+            "arguments '" + paramName(a) + "' and '" + paramName(b) +
+            "' overlap in memory without being the same array, and kernel '" +
+            name + "' writes to one of them; pass disjoint arrays or the same "
+            "array twice");
+    }
+    compiled->run(data.data());
+  }
+
+  CacheStats stats() const {
+    CacheStats result;
+    result.hits = hits.load();
+    result.misses = misses.load();
+    result.evictions = evictions.load();
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex);
+      result.entries = entries.size();
+    }
+    std::lock_guard<std::mutex> lock(statsMutex);
+    result.traceSeconds = traceSeconds;
+    result.pipelineSeconds = pipelineSeconds;
+    result.codegenSeconds = codegenSeconds;
+    return result;
+  }
+
+  void clear() {
+    std::unique_lock<std::shared_mutex> lock(mutex);
+    entries.clear();
+  }
+
+  const std::string name;
+
+private:
+  Kernel::Body body;
+  int arity;
+  std::vector<std::string> paramNames;
+  KernelOptions options;
+
+  mutable std::shared_mutex mutex;
+  std::unordered_map<Key, std::shared_ptr<CacheEntry>, KeyHash, KeyEqual>
+      entries;
+  Key lastCompiled;
+  std::atomic<uint64_t> clock{0}, hits{0}, misses{0}, evictions{0};
+  mutable std::mutex statsMutex;
+  double traceSeconds = 0, pipelineSeconds = 0, codegenSeconds = 0;
+
+  friend class pk::Kernel;
+};
+
+} // namespace detail
+
+Kernel::Kernel(std::string name, Body body, int arity,
+               std::vector<std::string> paramNames, KernelOptions options)
+    : cache(std::make_unique<detail::KernelCache>(
+          std::move(name), std::move(body), arity, std::move(paramNames),
+          std::move(options))) {}
+
+Kernel::~Kernel() = default;
+Kernel::Kernel(Kernel &&) noexcept = default;
+Kernel &Kernel::operator=(Kernel &&) noexcept = default;
+
+void Kernel::operator()(std::span<const ArrayView> arrays) const {
+  cache->call(arrays);
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+Kernel::trace(std::span<const ArrayView> arrays) const {
+  llvm::SmallVector<int64_t, 64> key;
+  llvm::SmallVector<int, 16> aliasOf;
+  llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
+  cache->analyze(arrays, key, aliasOf, partialOverlaps);
+  return cache->traceFor(cache->signature(arrays, aliasOf));
+}
+
+CacheStats Kernel::stats() const { return cache->stats(); }
+void Kernel::clearCache() const { cache->clear(); }
+const std::string &Kernel::name() const { return cache->name; }
+
+} // namespace pk

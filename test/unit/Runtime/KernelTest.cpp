@@ -1,0 +1,387 @@
+//===- KernelTest.cpp - JIT, guard cache, semantics and errors ------------===//
+
+#include "picokernel/Runtime/Kernel.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using pk::all;
+using pk::ArrayView;
+using pk::Ref;
+
+template <typename T> pk::DType dtypeOf();
+template <> pk::DType dtypeOf<float>() { return pk::f32; }
+template <> pk::DType dtypeOf<double>() { return pk::f64; }
+template <> pk::DType dtypeOf<int32_t>() { return pk::i32; }
+template <> pk::DType dtypeOf<int64_t>() { return pk::i64; }
+template <> pk::DType dtypeOf<int8_t>() { return pk::i8; }
+template <> pk::DType dtypeOf<bool>() { return pk::boolean; }
+
+/// A row-major array owning its data, viewable as a pk::ArrayView.
+template <typename T> struct Array {
+  // std::vector<bool> packs bits; NumPy's bool is one byte.
+  using Storage = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+
+  Array(pk::Shape shape, Storage fill = Storage()) : shape(std::move(shape)) {
+    int64_t n = 1;
+    for (int64_t d : this->shape)
+      n *= d;
+    data.assign(size_t(n), fill);
+  }
+  ArrayView view() {
+    return {data.data(), dtypeOf<T>(), shape};
+  }
+  pk::Shape shape;
+  std::vector<Storage> data;
+};
+
+template <typename T> Array<T> random(pk::Shape shape, unsigned seed) {
+  Array<T> array(std::move(shape));
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> dist(-20, 20);
+  for (T &x : array.data)
+    x = T(dist(gen)) / T(4);
+  return array;
+}
+
+pk::Kernel fmaKernel(pk::KernelOptions options = {}) {
+  return pk::Kernel(
+      "fma",
+      [](Ref a, Ref b, Ref c, Ref o) { o[all] = a[all] * b[all] + c[all]; },
+      {"a", "b", "c", "o"}, options);
+}
+
+TEST(Kernel, SeedFmaMatchesAPlainLoop) {
+  pk::Kernel fma = fmaKernel();
+  for (int64_t n : {1, 4, 1000, 4099}) {
+    auto a = random<float>({n}, 1), b = random<float>({n}, 2),
+         c = random<float>({n}, 3);
+    Array<float> o({n});
+    fma({a.view(), b.view(), c.view(), o.view()});
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(o.data[i], a.data[i] * b.data[i] + c.data[i]) << i;
+  }
+}
+
+TEST(Kernel, CacheHitsAndMissesFollowShapesAndDTypes) {
+  pk::Kernel fma = fmaKernel();
+  Array<float> a({8}, 1), b({8}, 2), c({8}, 3), o({8});
+  fma({a.view(), b.view(), c.view(), o.view()});
+  fma({a.view(), b.view(), c.view(), o.view()});
+  EXPECT_EQ(fma.stats().misses, 1u);
+  EXPECT_EQ(fma.stats().hits, 1u);
+  EXPECT_EQ(o.data[0], 5.0f);
+
+  Array<float> a2({16}, 1), b2({16}, 2), c2({16}, 3), o2({16});
+  fma({a2.view(), b2.view(), c2.view(), o2.view()});
+  Array<double> ad({8}, 1), bd({8}, 2), cd({8}, 3), od({8});
+  fma({ad.view(), bd.view(), cd.view(), od.view()});
+  pk::CacheStats stats = fma.stats();
+  EXPECT_EQ(stats.misses, 3u);
+  EXPECT_EQ(stats.entries, 3u);
+  EXPECT_GT(stats.pipelineSeconds, 0.0);
+  EXPECT_GT(stats.codegenSeconds, 0.0);
+  EXPECT_EQ(od.data[7], 5.0);
+}
+
+TEST(Kernel, RecompilesAreLoggedWithTheirReason) {
+  pk::Kernel fma = fmaKernel();
+  Array<float> a({8}, 1), b({8}, 2), c({8}, 3), o({8});
+  Array<float> a2({5}, 1), b2({5}, 2), c2({5}, 3), o2({5});
+  Array<double> od({5});
+  setenv("PK_LOG_COMPILES", "1", 1);
+  testing::internal::CaptureStderr();
+  fma({a.view(), b.view(), c.view(), o.view()});
+  fma({a2.view(), b2.view(), c2.view(), o2.view()});
+  fma({a2.view(), b2.view(), c2.view(), od.view()});
+  std::string log = testing::internal::GetCapturedStderr();
+  unsetenv("PK_LOG_COMPILES");
+  EXPECT_NE(log.find("picokernel: compiling kernel 'fma' for (a: (8,) float32, "
+                     "b: (8,) float32, c: (8,) float32, o: (8,) float32): "
+                     "first compile"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("shape of 'a' (8,) -> (5,); shape of 'b' (8,) -> (5,); "
+                     "shape of 'c' (8,) -> (5,); shape of 'o' (8,) -> (5,)"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("dtype of 'o' float32 -> float64"), std::string::npos)
+      << log;
+}
+
+TEST(Kernel, BroadcastingCastsAndScalars) {
+  pk::Kernel k("affine", [](Ref x, Ref row, Ref i, Ref o) {
+    o[all] = (x[all] + row[all]) * 0.5 - i[all];
+  });
+  auto x = random<double>({3, 4}, 5), row = random<double>({4}, 6);
+  Array<int32_t> i({3, 1});
+  std::iota(i.data.begin(), i.data.end(), 1);
+  Array<double> o({3, 4});
+  k({x.view(), row.view(), i.view(), o.view()});
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c)
+      ASSERT_EQ(o.data[r * 4 + c],
+                (x.data[r * 4 + c] + row.data[c]) * 0.5 - double(r + 1));
+}
+
+TEST(Kernel, IntegersWrapAndDivideTrulyLikeNumPy) {
+  pk::Kernel k("ints", [](Ref a, Ref b, Ref sum, Ref ratio) {
+    sum[all] = a[all] + b[all];
+    ratio[all] = a[all] / b[all];
+  });
+  Array<int8_t> a({3}), b({3}), sum({3});
+  a.data = {127, -128, 7};
+  b.data = {1, -1, 2};
+  Array<double> ratio({3});
+  k({a.view(), b.view(), sum.view(), ratio.view()});
+  EXPECT_EQ(sum.data, (std::vector<int8_t>{-128, 127, 9}));
+  EXPECT_EQ(ratio.data, (std::vector<double>{127.0, 128.0, 3.5}));
+}
+
+TEST(Kernel, BooleanLogicAndCastsToBool) {
+  pk::Kernel k("logic", [](Ref p, Ref q, Ref x, Ref either, Ref nonzero) {
+    either[all] = p[all] + q[all];
+    nonzero[all] = pk::cast(x[all], pk::boolean);
+  });
+  Array<bool> p({4}), q({4}), either({4}), nonzero({4});
+  p.data = {0, 1, 0, 1};
+  q.data = {0, 0, 1, 1};
+  Array<float> x({4});
+  x.data = {0.0f, -0.0f, 0.5f, NAN};
+  k({p.view(), q.view(), x.view(), either.view(), nonzero.view()});
+  EXPECT_EQ(either.data, (std::vector<uint8_t>{0, 1, 1, 1}));
+  EXPECT_EQ(nonzero.data, (std::vector<uint8_t>{0, 0, 1, 1}));
+}
+
+TEST(Kernel, MatmulShapes) {
+  pk::Kernel k("mm", [](Ref a, Ref b, Ref v, Ref bias, Ref o, Ref ov, Ref dot) {
+    o[all] = pk::matmul(a[all], b[all]) + bias[all];
+    ov[all] = pk::matmul(a[all], v[all]);
+    dot[all] = pk::matmul(v[all], v[all]);
+  });
+  auto a = random<float>({2, 3, 4}, 7), b = random<float>({4, 5}, 8),
+       v = random<float>({4}, 9), bias = random<float>({5}, 10);
+  Array<float> o({2, 3, 5}), ov({2, 3}), dot({});
+  k({a.view(), b.view(), v.view(), bias.view(), o.view(), ov.view(),
+     dot.view()});
+  for (int batch = 0; batch < 2; ++batch)
+    for (int m = 0; m < 3; ++m) {
+      float mv = 0;
+      for (int kk = 0; kk < 4; ++kk)
+        mv += a.data[(batch * 3 + m) * 4 + kk] * v.data[kk];
+      ASSERT_FLOAT_EQ(ov.data[batch * 3 + m], mv);
+      for (int n = 0; n < 5; ++n) {
+        float sum = 0;
+        for (int kk = 0; kk < 4; ++kk)
+          sum += a.data[(batch * 3 + m) * 4 + kk] * b.data[kk * 5 + n];
+        ASSERT_FLOAT_EQ(o.data[(batch * 3 + m) * 5 + n], sum + bias.data[n]);
+      }
+    }
+  float expected = 0;
+  for (float x : v.data)
+    expected += x * x;
+  EXPECT_FLOAT_EQ(dot.data[0], expected);
+}
+
+TEST(Kernel, OutputMayBeAnInput) {
+  pk::Kernel fma = fmaKernel();
+  auto a = random<float>({64}, 11), b = random<float>({64}, 12),
+       c = random<float>({64}, 13);
+  std::vector<float> expected(64);
+  for (int i = 0; i < 64; ++i)
+    expected[i] = a.data[i] * b.data[i] + c.data[i];
+  fma({a.view(), b.view(), c.view(), a.view()}); // fma(a, b, c, out=a)
+  EXPECT_EQ(a.data, expected);
+
+  // A matmul into its own operand reads the operand before writing it.
+  pk::Kernel square("square", [](Ref x, Ref o) {
+    o[all] = pk::matmul(x[all], x[all]);
+  });
+  Array<double> x({2, 2});
+  x.data = {1, 2, 3, 4};
+  square({x.view(), x.view()});
+  EXPECT_EQ(x.data, (std::vector<double>{7, 10, 15, 22}));
+  EXPECT_EQ(square.stats().misses, 1u);
+}
+
+TEST(Kernel, EveryStoreCountsAndLaterLoadsSeeIt) {
+  pk::Kernel k("twice", [](Ref x, Ref o, Ref p) {
+    o[all] = x[all];
+    o[all] = o[all] + 1;
+    p[all] = o[all] * 10;
+    o[all] *= 2;
+  });
+  Array<int32_t> x({3}), o({3}), p({3});
+  x.data = {1, 2, 3};
+  k({x.view(), o.view(), p.view()});
+  EXPECT_EQ(o.data, (std::vector<int32_t>{4, 6, 8}));
+  EXPECT_EQ(p.data, (std::vector<int32_t>{20, 30, 40}));
+}
+
+TEST(Kernel, TwoLiveIntermediatesNeverShareStorage) {
+  pk::Kernel k("sums", [](Ref a, Ref b, Ref c, Ref d, Ref o) {
+    o[all] = (a[all] + b[all]) * (c[all] + d[all]);
+  });
+  Array<int64_t> a({1}, 1), b({1}, 2), c({1}, 3), d({1}, 4), o({1});
+  k({a.view(), b.view(), c.view(), d.view(), o.view()});
+  EXPECT_EQ(o.data[0], 21);
+}
+
+TEST(Kernel, LargeKernelsRunOnAllCores) {
+  pk::KernelOptions options;
+  options.compile.parallelThreshold = 1 << 10;
+  pk::Kernel fma = fmaKernel(options);
+  int64_t n = 100003;
+  auto a = random<float>({n}, 14), b = random<float>({n}, 15),
+       c = random<float>({n}, 16);
+  Array<float> o({n});
+  fma({a.view(), b.view(), c.view(), o.view()});
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(o.data[i], a.data[i] * b.data[i] + c.data[i]) << i;
+
+  auto module = fma.trace(std::vector<ArrayView>{a.view(), b.view(), c.view(),
+                                                  o.view()});
+  auto compiled = pk::CompiledKernel::compile(*module, options.compile);
+  EXPECT_TRUE(compiled->usesThreads());
+  auto small = fma.trace(std::vector<ArrayView>{
+      a.view(), b.view(), c.view(), o.view()});
+  pk::CompileOptions serial;
+  serial.parallelThreshold = 0;
+  EXPECT_FALSE(pk::CompiledKernel::compile(*small, serial)->usesThreads());
+}
+
+TEST(Kernel, ZeroSizeArrays) {
+  pk::Kernel fma = fmaKernel();
+  Array<float> a({0}), b({0}), c({0}), o({0});
+  fma({a.view(), b.view(), c.view(), o.view()});
+  EXPECT_EQ(fma.stats().misses, 1u);
+}
+
+TEST(Kernel, ConcurrentCallsCompileEachKeyOnce) {
+  pk::Kernel fma = fmaKernel();
+  constexpr int kThreads = 8, kCalls = 40;
+  std::vector<int64_t> sizes = {3, 17, 64, 1000};
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int call = 0; call < kCalls; ++call) {
+        int64_t n = sizes[(t + call) % sizes.size()];
+        auto a = random<float>({n}, t), b = random<float>({n}, call),
+             c = random<float>({n}, t + call);
+        Array<float> o({n});
+        fma({a.view(), b.view(), c.view(), o.view()});
+        for (int64_t i = 0; i < n; ++i)
+          if (o.data[i] != a.data[i] * b.data[i] + c.data[i])
+            ++wrong;
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  pk::CacheStats stats = fma.stats();
+  EXPECT_EQ(stats.misses, sizes.size());
+  EXPECT_EQ(stats.hits + stats.misses, uint64_t(kThreads * kCalls));
+}
+
+TEST(Kernel, CacheIsBoundedLeastRecentlyUsedFirst) {
+  pk::KernelOptions options;
+  options.maxCacheEntries = 2;
+  pk::Kernel fma = fmaKernel(options);
+  auto run = [&](int64_t n) {
+    Array<float> a({n}, 1), b({n}, 2), c({n}, 3), o({n});
+    fma({a.view(), b.view(), c.view(), o.view()});
+    ASSERT_EQ(o.data.empty() ? 5.0f : o.data[0], 5.0f);
+  };
+  run(1);
+  run(2);
+  run(1); // 1 is now more recent than 2
+  run(3); // evicts 2
+  run(1); // still cached
+  EXPECT_EQ(fma.stats().misses, 3u);
+  EXPECT_EQ(fma.stats().evictions, 1u);
+  EXPECT_EQ(fma.stats().entries, 2u);
+  run(2); // compiled again
+  EXPECT_EQ(fma.stats().misses, 4u);
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+template <typename E> std::string errorOf(const std::function<void()> &body) {
+  try {
+    body();
+  } catch (const E &error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(KernelErrors, WrongNumberOfArrays) {
+  pk::Kernel fma = fmaKernel();
+  Array<float> a({4});
+  EXPECT_EQ(errorOf<pk::ArgumentError>([&] { fma({a.view(), a.view()}); }),
+            "kernel 'fma' takes 4 arrays, got 2");
+}
+
+TEST(KernelErrors, NonContiguousArrays) {
+  pk::Kernel fma = fmaKernel();
+  Array<float> a({4, 4}), o({4, 2});
+  std::vector<int64_t> shape = {4, 2}, strides = {4, 2};
+  ArrayView every_other{a.data.data(), pk::f32, shape, strides};
+  EXPECT_EQ(errorOf<pk::ArgumentError>([&] {
+              fma({every_other, o.view(), o.view(), o.view()});
+            }),
+            "argument 'a' is not C-contiguous (strides (4, 2) for shape (4, "
+            "2)); the CPU backend runs on contiguous arrays");
+}
+
+TEST(KernelErrors, PartialOverlapWithTheOutput) {
+  pk::Kernel copy("shift", [](Ref x, Ref o) { o[all] = x[all] + 1; });
+  Array<float> buffer({9});
+  std::vector<int64_t> shape = {8};
+  ArrayView x{buffer.data.data(), pk::f32, shape};
+  ArrayView o{buffer.data.data() + 1, pk::f32, shape};
+  EXPECT_EQ(errorOf<pk::ArgumentError>([&] { copy({x, o}); }),
+            "arguments 'arg0' and 'arg1' overlap in memory without being the "
+            "same array, and kernel 'shift' writes to one of them; pass "
+            "disjoint arrays or the same array twice");
+}
+
+TEST(KernelErrors, TraceErrorsReachTheCaller) {
+  pk::Kernel bad("bad", [](Ref a, Ref o) { o[all] = a[all]; });
+  Array<float> a({2, 3}), o({3});
+  EXPECT_NE(errorOf<pk::TraceError>([&] { bad({a.view(), o.view()}); })
+                .find("store to 'arg1': a value of shape (2, 3) cannot be "
+                      "stored into ref 'arg1' of shape (3,)"),
+            std::string::npos);
+  // Nothing was cached; the next call with good shapes works.
+  Array<float> o2({2, 3});
+  bad({a.view(), o2.view()});
+  EXPECT_EQ(bad.stats().entries, 1u);
+}
+
+TEST(KernelErrors, NullDataAndNegativeShapes) {
+  pk::Kernel fma = fmaKernel();
+  std::vector<int64_t> shape = {4}, negative = {-1};
+  Array<float> a({4});
+  ArrayView null{nullptr, pk::f32, shape};
+  EXPECT_EQ(errorOf<pk::ArgumentError>(
+                [&] { fma({null, a.view(), a.view(), a.view()}); }),
+            "argument 'a' has no data (null pointer)");
+  ArrayView bad{a.data.data(), pk::f32, negative};
+  EXPECT_EQ(errorOf<pk::ArgumentError>(
+                [&] { fma({a.view(), bad, a.view(), a.view()}); }),
+            "argument 'b' has shape (-1,) with a negative dimension");
+}
+
+} // namespace
