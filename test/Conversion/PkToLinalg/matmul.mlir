@@ -1,0 +1,52 @@
+// pk.matmul becomes a named linalg contraction accumulating into zeros, or a
+// generic contraction for the batched shapes named ops do not cover.
+// RUN: pk-opt %s --convert-pk-to-linalg --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @named
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x4xf32>
+// CHECK: %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x4xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32>) outs(%[[F]] : tensor<2x4xf32>)
+// CHECK: linalg.matvec ins(%{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3xf32>)
+// CHECK: linalg.vecmat ins(%{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3x4xf32>)
+// CHECK: linalg.dot ins(%{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<5x2x3xf32>, tensor<5x3x4xf32>)
+pk.kernel @named(%a: !pk.ref<2x3xf32>, %b: !pk.ref<3x4xf32>, %v: !pk.ref<3xf32>, %x: !pk.ref<5x2x3xf32>, %y: !pk.ref<5x3x4xf32>,
+                 %o1: !pk.ref<2x4xf32>, %o2: !pk.ref<2xf32>, %o3: !pk.ref<4xf32>, %o4: !pk.ref<f32>, %o5: !pk.ref<5x2x4xf32>) {
+  %a0 = pk.load %a : !pk.ref<2x3xf32> -> tensor<2x3xf32>
+  %b0 = pk.load %b : !pk.ref<3x4xf32> -> tensor<3x4xf32>
+  %v0 = pk.load %v : !pk.ref<3xf32> -> tensor<3xf32>
+  %x0 = pk.load %x : !pk.ref<5x2x3xf32> -> tensor<5x2x3xf32>
+  %y0 = pk.load %y : !pk.ref<5x3x4xf32> -> tensor<5x3x4xf32>
+  %0 = pk.matmul %a0, %b0 : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  pk.store %0, %o1 : tensor<2x4xf32> -> !pk.ref<2x4xf32>
+  %1 = pk.matmul %a0, %v0 : tensor<2x3xf32>, tensor<3xf32> -> tensor<2xf32>
+  pk.store %1, %o2 : tensor<2xf32> -> !pk.ref<2xf32>
+  %2 = pk.matmul %v0, %b0 : tensor<3xf32>, tensor<3x4xf32> -> tensor<4xf32>
+  pk.store %2, %o3 : tensor<4xf32> -> !pk.ref<4xf32>
+  %3 = pk.matmul %v0, %v0 : tensor<3xf32>, tensor<3xf32> -> tensor<f32>
+  pk.store %3, %o4 : tensor<f32> -> !pk.ref<f32>
+  %4 = pk.matmul %x0, %y0 : tensor<5x2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>
+  pk.store %4, %o5 : tensor<5x2x4xf32> -> !pk.ref<5x2x4xf32>
+  pk.return
+}
+
+// -----
+
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @generic_contraction
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-NEXT: ^bb0(%[[L:.*]]: i32, %[[R:.*]]: i32, %[[ACC:.*]]: i32):
+// CHECK-NEXT: %[[P:.*]] = arith.muli %[[L]], %[[R]] : i32
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[ACC]], %[[P]] : i32
+// CHECK-NEXT: linalg.yield %[[S]] : i32
+pk.kernel @generic_contraction(%a: !pk.ref<2x2x4x3xi32>, %v: !pk.ref<3xi32>, %o: !pk.ref<2x2x4xi32>) {
+  %a0 = pk.load %a : !pk.ref<2x2x4x3xi32> -> tensor<2x2x4x3xi32>
+  %v0 = pk.load %v : !pk.ref<3xi32> -> tensor<3xi32>
+  %m = pk.matmul %a0, %v0 : tensor<2x2x4x3xi32>, tensor<3xi32> -> tensor<2x2x4xi32>
+  pk.store %m, %o : tensor<2x2x4xi32> -> !pk.ref<2x2x4xi32>
+  pk.return
+}

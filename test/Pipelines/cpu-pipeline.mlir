@@ -1,0 +1,31 @@
+// The whole CPU pipeline ends in the LLVM dialect; large loop nests run their
+// outermost loop through OpenMP, small ones stay serial.
+// RUN: pk-opt %s --pk-cpu-pipeline | FileCheck %s
+// RUN: pk-opt %s --pk-cpu-pipeline=parallel-threshold=0 | FileCheck %s --check-prefix=SERIAL
+
+// CHECK-LABEL: llvm.func @small
+// CHECK-NOT: omp.
+// CHECK: llvm.fmul
+// CHECK-LABEL: llvm.func @_mlir_ciface_small
+// SERIAL-LABEL: llvm.func @small
+pk.kernel @small(%a: !pk.ref<1024xf32>, %o: !pk.ref<1024xf32>) {
+  %0 = pk.load %a : !pk.ref<1024xf32> -> tensor<1024xf32>
+  %1 = pk.mul %0, %0 : tensor<1024xf32>
+  pk.store %1, %o : tensor<1024xf32> -> !pk.ref<1024xf32>
+  pk.return
+}
+
+// CHECK-LABEL: llvm.func @large
+// CHECK: omp.parallel
+// CHECK: omp.wsloop
+// CHECK: llvm.fmul
+// CHECK-LABEL: llvm.func @_mlir_ciface_large
+// SERIAL-LABEL: llvm.func @large
+// SERIAL-NOT: omp.
+// SERIAL: llvm.func @_mlir_ciface_large
+pk.kernel @large(%a: !pk.ref<1000x1000xf32>, %o: !pk.ref<1000x1000xf32>) {
+  %0 = pk.load %a : !pk.ref<1000x1000xf32> -> tensor<1000x1000xf32>
+  %1 = pk.mul %0, %0 : tensor<1000x1000xf32>
+  pk.store %1, %o : tensor<1000x1000xf32> -> !pk.ref<1000x1000xf32>
+  pk.return
+}

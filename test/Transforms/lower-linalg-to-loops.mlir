@@ -1,0 +1,49 @@
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-lower-linalg-to-loops{parallel-threshold=100}))' | FileCheck %s
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+
+// Below the threshold: scf.for only.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: linalg.generic
+func.func @small(%a: memref<4x4xf32>, %o: memref<4x4xf32>) {
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x4xf32>) outs(%o : memref<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = arith.mulf %x, %x : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// At or above it: the outermost loop is parallel, the inner one stays a for.
+// CHECK-LABEL: func.func @large
+// CHECK: scf.parallel (%[[I:.*]]) =
+// CHECK-NEXT: scf.for %[[J:.*]] =
+// CHECK: memref.load %arg0
+// CHECK-NOT: linalg.generic
+func.func @large(%a: memref<10x10xf32>, %o: memref<10x10xf32>) {
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<10x10xf32>) outs(%o : memref<10x10xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = arith.mulf %x, %x : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// A reduction as the outermost loop is never made parallel.
+// CHECK-LABEL: func.func @reduction_outermost
+// CHECK-NOT: scf.parallel
+#red = affine_map<(d0, d1) -> (d1)>
+func.func @reduction_outermost(%a: memref<100x10xf32>, %o: memref<10xf32>) {
+  linalg.generic {indexing_maps = [#map, #red], iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<100x10xf32>) outs(%o : memref<10xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = arith.addf %x, %y : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
