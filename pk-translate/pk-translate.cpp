@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "picokernel/Target/LLVMIR.h"
 #include "picokernel/Target/Listing.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -14,6 +15,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllTranslations();
   mlir::pk::registerToListingTranslation();
+  mlir::pk::registerToLLVMIRTranslation();
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "picokernel translation driver\n"));
 }

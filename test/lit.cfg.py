@@ -25,3 +25,14 @@ llvm_config.with_environment("PATH", config.pk_tools_dir, append_path=True)
 tool_dirs = [config.pk_tools_dir, config.llvm_tools_dir]
 tools = ["pk-opt", "pk-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Execution tests: kernels compiled by pk-translate into a shared library,
+# driven by an MLIR main() through mlir-runner.
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(("%llvm_lib_dir", llvm_lib_dir))
+config.substitutions.append(
+    ("%mlir_runner_utils",
+     os.path.join(llvm_lib_dir, "libmlir_runner_utils.so")))
+config.substitutions.append(
+    ("%mlir_c_runner_utils",
+     os.path.join(llvm_lib_dir, "libmlir_c_runner_utils.so")))
