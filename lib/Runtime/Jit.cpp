@@ -20,6 +20,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -79,6 +80,71 @@ void prepareContextForCompilation(mlir::MLIRContext &context) {
   context.loadDialect<mlir::omp::OpenMPDialect>();
 }
 
+namespace {
+/// Runs `build` on `module`, turning diagnostics into a CompileError.
+void runPipeline(mlir::ModuleOp module, const std::string &what,
+                 llvm::function_ref<void(mlir::OpPassManager &)> build) {
+  mlir::MLIRContext &context = *module.getContext();
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(
+      &context, [&](mlir::Diagnostic &diagnostic) {
+        llvm::raw_string_ostream os(diagnostics);
+        os << diagnostic.getLocation() << ": " << diagnostic.str() << "\n";
+        return mlir::success();
+      });
+  mlir::PassManager pm(&context);
+  build(pm);
+  if (mlir::failed(pm.run(module)))
+    throw CompileError("compile: the CPU pipeline failed on " + what + ":\n" +
+                       diagnostics);
+}
+
+/// Adds the CPU stages from the first up to `last` (a stage name).
+void buildStagesUpTo(mlir::OpPassManager &pm, const std::string &last,
+                     const CompileOptions &options) {
+  mlir::pk::CpuPipelineOptions pipeline;
+  pipeline.parallelThreshold = options.parallelThreshold;
+  for (const std::string &stage : mlir::pk::cpuStageNames()) {
+    mlir::pk::buildCpuStage(pm, stage, pipeline);
+    if (stage == last)
+      return;
+  }
+}
+} // namespace
+
+const std::vector<std::string> &stageNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = {"pk"};
+    for (const std::string &stage : mlir::pk::cpuStageNames())
+      all.push_back(stage);
+    return all;
+  }();
+  return names;
+}
+
+std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
+                         const CompileOptions &options) {
+  const std::vector<std::string> &names = stageNames();
+  auto last = std::find(names.begin(), names.end(), stage);
+  if (last == names.end()) {
+    std::string known;
+    for (const std::string &name : names)
+      known += (known.empty() ? "" : ", ") + name;
+    throw CompileError("lower: unknown stage '" + stage + "' (stages: " +
+                       known + ")");
+  }
+  prepareContextForCompilation(*module.getContext());
+  mlir::OwningOpRef<mlir::ModuleOp> copy(module.clone());
+  if (stage != names.front())
+    runPipeline(*copy, "stage '" + stage + "'", [&](mlir::OpPassManager &pm) {
+      buildStagesUpTo(pm, stage, options);
+    });
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  copy->print(os);
+  return text;
+}
+
 CompiledKernel::~CompiledKernel() = default;
 
 std::unique_ptr<CompiledKernel>
@@ -108,22 +174,10 @@ CompiledKernel::compile(mlir::ModuleOp module,
 
   // pk -> LLVM dialect.
   auto start = Clock::now();
-  std::string diagnostics;
-  {
-    mlir::ScopedDiagnosticHandler handler(
-        &context, [&](mlir::Diagnostic &diagnostic) {
-          llvm::raw_string_ostream os(diagnostics);
-          os << diagnostic.getLocation() << ": " << diagnostic.str() << "\n";
-          return mlir::success();
-        });
-    mlir::PassManager pm(&context);
-    mlir::pk::CpuPipelineOptions pipeline;
-    pipeline.parallelThreshold = options.parallelThreshold;
-    mlir::pk::buildPkCpuPipeline(pm, pipeline);
-    if (mlir::failed(pm.run(module)))
-      throw CompileError("compile: the CPU pipeline failed on kernel '" +
-                         compiled->kernelName + "':\n" + diagnostics);
-  }
+  runPipeline(module, "kernel '" + compiled->kernelName + "'",
+              [&](mlir::OpPassManager &pm) {
+                buildStagesUpTo(pm, mlir::pk::cpuStageNames().back(), options);
+              });
   compiled->compileTimes.pipelineSeconds = secondsSince(start);
 
   // LLVM dialect -> machine code for this CPU.

@@ -76,11 +76,27 @@ struct CacheEntry {
   std::atomic<uint64_t> lastUse{0};
 };
 
+/// Each thread remembers the last key it ran, per the last cache it used,
+/// so that repeated calls with the same arrays skip the shared lock and
+/// the map. A memo is valid while its cache's generation is unchanged
+/// (every eviction or clear starts a new generation).
+struct HitMemo {
+  uint64_t cacheId = 0;
+  uint64_t generation = 0;
+  llvm::SmallVector<int64_t, 64> key;
+  std::shared_ptr<CacheEntry> entry;
+  std::shared_ptr<const CompiledKernel> compiled;
+};
+thread_local HitMemo hitMemo;
+
+std::atomic<uint64_t> nextCacheId{1};
+
 class KernelCache {
 public:
   KernelCache(std::string name, Kernel::Body body, int arity,
               std::vector<std::string> paramNames, KernelOptions options)
-      : name(std::move(name)), body(std::move(body)), arity(arity),
+      : name(std::move(name)), id(nextCacheId.fetch_add(1)),
+        body(std::move(body)), arity(arity),
         paramNames(std::move(paramNames)), options(std::move(options)) {
     prepareContextForCompilation(defaultContext());
   }
@@ -231,23 +247,54 @@ public:
     return reasons.empty() ? "evicted earlier" : reasons;
   }
 
-  std::shared_ptr<const CompiledKernel>
-  lookup(KeyView key, std::span<const ArrayView> arrays,
-         llvm::ArrayRef<int> aliasOf) {
+  /// The compiled kernel for `key`: from this thread's memo, the map, or a
+  /// new compile (once per key, however many threads ask).
+  const CompiledKernel &lookup(KeyView key, std::span<const ArrayView> arrays,
+                               llvm::ArrayRef<int> aliasOf) {
+    HitMemo &memo = hitMemo;
+    if (memo.cacheId == id &&
+        memo.generation == generation.load(std::memory_order_acquire) &&
+        KeyEqual()(KeyView(memo.key.data(), memo.key.size()), key)) {
+      memo.entry->lastUse.store(tick(), std::memory_order_relaxed);
+      return *memo.compiled;
+    }
+    std::shared_ptr<CacheEntry> entry;
+    uint64_t seenGeneration;
     {
       std::shared_lock<std::shared_mutex> lock(mutex);
+      seenGeneration = generation.load(std::memory_order_relaxed);
       auto found = entries.find(key);
-      if (found != entries.end()) {
-        hits.fetch_add(1, std::memory_order_relaxed);
-        found->second->lastUse.store(
-            clock.fetch_add(1, std::memory_order_relaxed),
-            std::memory_order_relaxed);
-        auto compiled = found->second->compiled;
-        lock.unlock();
-        return compiled.get();
-      }
+      if (found != entries.end())
+        entry = found->second;
     }
+    std::shared_ptr<const CompiledKernel> compiled =
+        entry ? hitEntry(*entry) : compile(key, arrays, aliasOf);
+    if (entry) {
+      memo.cacheId = id;
+      memo.generation = seenGeneration;
+      memo.key.assign(key.begin(), key.end());
+      memo.entry = std::move(entry);
+      memo.compiled = compiled;
+      return *memo.compiled;
+    }
+    // Freshly compiled: the caller's copy keeps it alive for this call.
+    memo.cacheId = 0;
+    lastCompiledKernel = compiled;
+    return *lastCompiledKernel;
+  }
 
+  /// A hit: counts it and waits if another thread is still compiling it.
+  std::shared_ptr<const CompiledKernel> hitEntry(CacheEntry &entry) {
+    entry.lastUse.store(tick(), std::memory_order_relaxed);
+    return entry.compiled.get();
+  }
+
+  /// Counts a hit; its count doubles as the LRU clock.
+  uint64_t tick() { return hits.fetch_add(1, std::memory_order_relaxed); }
+
+  std::shared_ptr<const CompiledKernel>
+  compile(KeyView key, std::span<const ArrayView> arrays,
+          llvm::ArrayRef<int> aliasOf) {
     std::promise<std::shared_ptr<const CompiledKernel>> promise;
     std::shared_ptr<CacheEntry> entry;
     std::string reason;
@@ -255,15 +302,14 @@ public:
       std::unique_lock<std::shared_mutex> lock(mutex);
       auto found = entries.find(key);
       if (found != entries.end()) {
-        hits.fetch_add(1, std::memory_order_relaxed);
-        auto compiled = found->second->compiled;
+        std::shared_ptr<CacheEntry> other = found->second;
         lock.unlock();
-        return compiled.get(); // compiled (or being compiled) by another call
+        return hitEntry(*other); // compiled (or compiling) by another call
       }
       misses.fetch_add(1, std::memory_order_relaxed);
       entry = std::make_shared<CacheEntry>();
       entry->compiled = promise.get_future().share();
-      entry->lastUse = clock.fetch_add(1, std::memory_order_relaxed);
+      entry->lastUse = hits.load(std::memory_order_relaxed);
       if (logCompiles())
         reason = explainCompile(key);
       lastCompiled.assign(key.begin(), key.end());
@@ -301,8 +347,10 @@ public:
       promise.set_exception(std::current_exception());
       std::unique_lock<std::shared_mutex> lock(mutex);
       auto found = entries.find(key);
-      if (found != entries.end() && found->second == entry)
+      if (found != entries.end() && found->second == entry) {
         entries.erase(found);
+        generation.fetch_add(1, std::memory_order_release);
+      }
       throw;
     }
   }
@@ -324,6 +372,7 @@ public:
       if (victim == entries.end())
         return;
       entries.erase(victim);
+      generation.fetch_add(1, std::memory_order_release);
       evictions.fetch_add(1, std::memory_order_relaxed);
     }
   }
@@ -333,7 +382,7 @@ public:
     llvm::SmallVector<int, 16> aliasOf;
     llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
     analyze(arrays, key, aliasOf, partialOverlaps);
-    std::shared_ptr<const CompiledKernel> compiled =
+    const CompiledKernel &compiled =
         lookup(KeyView(key.data(), key.size()), arrays, aliasOf);
 
     llvm::SmallVector<void *, 16> data;
@@ -347,7 +396,7 @@ public:
       data.push_back(arrays[i].data);
     }
     for (auto [a, b] : partialOverlaps) {
-      const auto &params = compiled->params();
+      const auto &params = compiled.params();
       if (params[param[a]].written || params[param[b]].written)
         throw ArgumentError(
             "arguments '" + paramName(a) + "' and '" + paramName(b) +
@@ -355,7 +404,7 @@ public:
             name + "' writes to one of them; pass disjoint arrays or the same "
             "array twice");
     }
-    compiled->run(data.data());
+    compiled.run(data.data());
   }
 
   CacheStats stats() const {
@@ -377,9 +426,12 @@ public:
   void clear() {
     std::unique_lock<std::shared_mutex> lock(mutex);
     entries.clear();
+    generation.fetch_add(1, std::memory_order_release);
   }
 
   const std::string name;
+  /// Tells this cache's thread memos from another's (addresses are reused).
+  const uint64_t id;
 
 private:
   Kernel::Body body;
@@ -391,12 +443,18 @@ private:
   std::unordered_map<Key, std::shared_ptr<CacheEntry>, KeyHash, KeyEqual>
       entries;
   Key lastCompiled;
-  std::atomic<uint64_t> clock{0}, hits{0}, misses{0}, evictions{0};
+  std::atomic<uint64_t> hits{0}, misses{0}, evictions{0}, generation{0};
+  /// Keeps a kernel compiled by this thread alive while it runs (it may be
+  /// evicted by others meanwhile).
+  static thread_local std::shared_ptr<const CompiledKernel> lastCompiledKernel;
   mutable std::mutex statsMutex;
   double traceSeconds = 0, pipelineSeconds = 0, codegenSeconds = 0;
 
   friend class pk::Kernel;
 };
+
+thread_local std::shared_ptr<const CompiledKernel>
+    KernelCache::lastCompiledKernel;
 
 } // namespace detail
 

@@ -59,6 +59,15 @@ struct CompiledParam {
 /// dialect loading out of concurrent compiles.
 void prepareContextForCompilation(mlir::MLIRContext &context);
 
+/// The stages of the CPU pipeline, in order: "pk" (as traced), "linalg",
+/// "fused", "bufferized", "llvm".
+const std::vector<std::string> &stageNames();
+
+/// `module` (unchanged) lowered up to and including `stage`, as MLIR text.
+/// Throws CompileError for an unknown stage or a failing pass.
+std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
+                         const CompileOptions &options = {});
+
 /// One kernel compiled to machine code for the host CPU.
 class CompiledKernel {
 public:
