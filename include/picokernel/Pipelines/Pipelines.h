@@ -27,7 +27,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "parallel-threshold",
       llvm::cl::desc("Iteration count from which a loop nest runs on all "
                      "cores through OpenMP (0: always serial)"),
-      llvm::cl::init(1 << 17)};
+      llvm::cl::init(1 << 15)};
 };
 
 void buildPkToLinalgPipeline(OpPassManager &pm);

@@ -35,7 +35,7 @@ public:
 struct CompileOptions {
   /// Loop nests with at least this many iterations run on all cores
   /// (OpenMP); 0 keeps every kernel serial.
-  int64_t parallelThreshold = 1 << 17;
+  int64_t parallelThreshold = 1 << 15;
   /// LLVM optimization level (0-3).
   unsigned optLevel = 3;
 };

@@ -18,7 +18,7 @@ def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
   }];
   let options = [
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
-           /*default=*/"1 << 17",
+           /*default=*/"1 << 15",
            "Iteration count from which the outermost loop runs in parallel "
            "(0: never)">
   ];
