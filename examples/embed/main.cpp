@@ -1,31 +1,43 @@
-// Embedding picokernel: trace the seed post's kernel from C++ and print
-// what the compiler sees.
+// Embedding picokernel: the seed post's kernel, traced, printed, compiled
+// and run from a program built against an installed picokernel.
 #include <picokernel/picokernel.h>
 
 #include <iostream>
+#include <vector>
 
 int main() {
   using pk::all;
-  pk::Signature signature = {{"a", {4}, pk::f32},
-                             {"b", {4}, pk::f32},
-                             {"c", {4}, pk::f32},
-                             {"o", {4}, pk::f32}};
-  auto fma = pk::trace(
+  pk::Kernel fma(
       "fma",
       [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
         o[all] = a[all] * b[all] + c[all];
       },
-      signature);
-  std::cout << pk::listing(*fma) << "\n" << pk::printModule(*fma);
+      {"a", "b", "c", "o"});
+
+  std::vector<float> a = {1, 2, 3, 4}, b = {2, 4, 6, 8}, c = {3, 2, 1, 0.5},
+                     o(4);
+  std::vector<int64_t> shape = {4};
+  std::vector<pk::ArrayView> arrays = {{a.data(), pk::f32, shape},
+                                       {b.data(), pk::f32, shape},
+                                       {c.data(), pk::f32, shape},
+                                       {o.data(), pk::f32, shape}};
+  auto module = fma.trace(arrays);
+  std::cout << pk::listing(*module) << "\n" << pk::printModule(*module);
+
+  fma(arrays);
+  std::cout << "\no =";
+  for (float x : o)
+    std::cout << " " << x;
+  std::cout << "\n";
 
   // Bad input is an exception that names the operation and this file's line.
   try {
     pk::trace(
         "bad",
-        [](pk::Ref a, pk::Ref o) { o[all] = pk::matmul(a[all], a[all]); },
-        {{"a", {2, 3}, pk::f32}, {"o", {2, 3}, pk::f32}});
+        [](pk::Ref x, pk::Ref y) { y[all] = pk::matmul(x[all], x[all]); },
+        {{"x", {2, 3}, pk::f32}, {"y", {2, 3}, pk::f32}});
   } catch (const pk::TraceError &error) {
-    std::cout << "\ncaught: " << error.what() << "\n";
+    std::cout << "caught: " << error.what() << "\n";
     return 0;
   }
   return 1;

@@ -1,8 +1,9 @@
 //===- picokernel.h - the one header an embedder includes -------*- C++ -*-===//
 //
-// picokernel's C++ API: trace kernels written over pk::Ref proxies into the
-// pk MLIR dialect (Frontend/Trace.h), with NumPy's dtypes and rules
-// (Frontend/DType.h), and print them as MLIR or as a compact listing.
+// picokernel's C++ API: kernels written over pk::Ref proxies, traced into
+// the pk MLIR dialect (Frontend/Trace.h) with NumPy's dtypes and rules
+// (Frontend/DType.h), compiled for the CPU and cached by shapes and dtypes
+// (Runtime/Kernel.h, Runtime/Jit.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,5 +12,7 @@
 
 #include "picokernel/Frontend/DType.h"
 #include "picokernel/Frontend/Trace.h"
+#include "picokernel/Runtime/Jit.h"
+#include "picokernel/Runtime/Kernel.h"
 
 #endif // PICOKERNEL_PICOKERNEL_H
