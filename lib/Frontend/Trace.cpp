@@ -35,9 +35,10 @@ std::string SourceLoc::str() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-TraceError::TraceError(const std::string &message, SourceLoc where)
+TraceError::TraceError(const std::string &message, SourceLoc where,
+                       Category category)
     : std::runtime_error(where.str() + ": error: " + message),
-      location(std::move(where)), text(message) {}
+      location(std::move(where)), text(message), kind(category) {}
 
 void detail::throwArityMismatch(const std::string &name, size_t takes,
                                 size_t given, const SourceLoc &where) {
@@ -62,13 +63,24 @@ namespace detail {
 
 enum class BinaryKind { Add, Sub, Mul, Div };
 
-[[noreturn]] static void fail(const SourceLoc &where, const std::string &op,
-                              const std::string &message) {
-  throw TraceError(op + ": " + message, where);
+[[noreturn]] static void
+fail(const SourceLoc &where, const std::string &op, const std::string &message,
+     TraceError::Category category = TraceError::Category::Value) {
+  throw TraceError(op + ": " + message, where, category);
 }
 
 static std::string quoted(DType dtype) {
   return std::string(dtypeName(dtype));
+}
+
+/// NumPy's can_cast(from, to, "same_kind"): bool to anything, within the
+/// integers, integers to floats, within the floats.
+static bool canCastSameKind(DType from, DType to) {
+  if (from == to || from == DType::Bool)
+    return true;
+  if (isInteger(from))
+    return isInteger(to) || isFloat(to);
+  return isFloat(from) && isFloat(to);
 }
 
 class TraceState : public std::enable_shared_from_this<TraceState> {
@@ -208,6 +220,8 @@ public:
   static Shape shapeOf(const Operand &operand) {
     if (operand.getKind() == Operand::Kind::Value)
       return shapeOf(operand.getValue().ir());
+    if (operand.getKind() == Operand::Kind::Array)
+      return operand.getArray().shape;
     return {};
   }
 
@@ -247,7 +261,8 @@ public:
           truncated >= 0x1p63)
         fail(number.where(), op,
              "the number " + std::to_string(number.getFloat()) +
-                 " cannot be converted to " + quoted(dtype));
+                 " cannot be converted to " + quoted(dtype),
+             TraceError::Category::Overflow);
       value = int64_t(truncated);
     }
     unsigned bits = type.getIntOrFloatBitWidth();
@@ -259,7 +274,8 @@ public:
       fail(number.where(), op,
            "integer scalar " + std::to_string(value) +
                " is out of bounds for " + quoted(dtype) +
-               " (NumPy raises OverflowError)");
+               " (NumPy raises OverflowError)",
+           TraceError::Category::Overflow);
     return mlir::IntegerAttr::get(type, llvm::APInt(bits, value, true));
   }
 
@@ -268,13 +284,21 @@ public:
   mlir::Value materialize(const Operand &operand, DType dtype,
                           const Shape &shape, const std::string &op) {
     mlir::Location loc = location(operand.where());
-    if (operand.getKind() != Operand::Kind::Value) {
+    mlir::Value value;
+    switch (operand.getKind()) {
+    case Operand::Kind::Value:
+      value = operand.getValue().ir();
+      break;
+    case Operand::Kind::Array:
+      value = constantArray(operand.getArray(), loc);
+      break;
+    default: {
       auto type = tensorType(shape, dtype);
       auto splat = mlir::DenseElementsAttr::get(
           type, llvm::ArrayRef<mlir::Attribute>(scalarAttr(operand, dtype, op)));
       return mlir::pk::ConstantOp::create(builder, loc, splat);
     }
-    mlir::Value value = operand.getValue().ir();
+    }
     if (dtypeOf(value) != dtype)
       value = mlir::pk::CastOp::create(builder, loc,
                                        tensorType(shapeOf(value), dtype), value);
@@ -289,7 +313,25 @@ public:
   static std::optional<DType> arrayType(const Operand &operand) {
     if (operand.getKind() == Operand::Kind::Value)
       return dtypeOf(operand.getValue().ir());
+    if (operand.getKind() == Operand::Kind::Array)
+      return operand.getArray().dtype;
     return operand.numberType();
+  }
+
+  mlir::Value constantArray(const Operand::ConstantArray &array,
+                            mlir::Location loc) {
+    auto type = tensorType(array.shape, array.dtype);
+    mlir::DenseElementsAttr attr;
+    if (array.dtype == DType::Bool) {
+      llvm::SmallVector<bool> bits(array.bytes.begin(), array.bytes.end());
+      attr = mlir::DenseElementsAttr::get(type, llvm::ArrayRef<bool>(bits));
+    } else {
+      attr = mlir::DenseElementsAttr::getFromRawBuffer(
+          type, llvm::ArrayRef<char>(
+                    reinterpret_cast<const char *>(array.bytes.data()),
+                    array.bytes.size()));
+    }
+    return mlir::pk::ConstantOp::create(builder, loc, attr);
   }
 
   /// NumPy's result type for two operands, Python scalars being weak (NEP
@@ -340,7 +382,8 @@ public:
       if (kind == BinaryKind::Sub)
         fail(lhs.where(), op,
              "boolean subtract, the `-` operator, is not supported (as in "
-             "NumPy); cast to a number type first with pk::cast");
+             "NumPy); cast to a number type first with pk::cast",
+             TraceError::Category::Type);
       // NumPy's bool + bool is logical or, bool * bool logical and: compute
       // in int8 (0/1 operands cannot wrap to zero) and compare with zero.
       mlir::Value l = materialize(lhs, DType::I8, shape, op);
@@ -373,7 +416,8 @@ public:
     if (dtypeOf(value) == DType::Bool)
       fail(operand.where(), "negative",
            "the boolean negative, the `-` operator, is not supported (as in "
-           "NumPy); cast to a number type first with pk::cast");
+           "NumPy); cast to a number type first with pk::cast",
+           TraceError::Category::Type);
     return wrap(
         mlir::pk::NegOp::create(builder, location(operand.where()), value));
   }
@@ -381,11 +425,11 @@ public:
   Value matmul(const Operand &lhs, const Operand &rhs) {
     const std::string op = "matmul";
     for (const Operand *operand : {&lhs, &rhs})
-      if (operand->getKind() != Operand::Kind::Value ||
-          shapeOf(*operand).empty())
+      if (!arrayType(*operand) || shapeOf(*operand).empty())
         fail(operand->where(), op,
              "operands must be arrays of at least one dimension (NumPy's @ "
-             "rejects scalars; use * to scale)");
+             "rejects scalars; use * to scale)",
+             TraceError::Category::Type);
     Shape lhsShape = shapeOf(lhs), rhsShape = shapeOf(rhs);
     size_t lhsRank = lhsShape.size(), rhsRank = rhsShape.size();
     int64_t lhsK = lhsShape.back();
@@ -466,8 +510,21 @@ public:
            "a value of shape " + formatShape(valueShape) +
                " cannot be stored into ref '" + argName(index) +
                "' of shape " + formatShape(refShape));
-    // Like NumPy's `o[...] = v`, the value is converted to o's dtype.
+    // The value is converted to o's dtype when NumPy's "same_kind" casting
+    // allows it (as ufuncs writing to out= do): never float -> int or
+    // number -> bool behind the user's back.
     DType refDType = *fromMlirType(ref.getElementType());
+    std::optional<DType> valueType = arrayType(value);
+    DType from = valueType ? *valueType
+                 : value.getKind() == Operand::Kind::Float   ? DType::F64
+                 : value.getKind() == Operand::Kind::Integer ? DType::I64
+                                                             : DType::Bool;
+    if (!canCastSameKind(from, refDType))
+      fail(value.where(), op,
+           "cannot store " + quoted(from) + " values into ref '" +
+               argName(index) + "' of dtype " + quoted(refDType) +
+               " (NumPy's same_kind casting); convert explicitly with cast",
+           TraceError::Category::Type);
     mlir::Value stored = materialize(value, refDType, refShape, op);
     mlir::pk::StoreOp::create(builder, location(value.where()), stored,
                               refValue(index));
@@ -545,6 +602,29 @@ Operand Operand::fromBool(bool number, SourceLoc where) {
 Operand Operand::fromInteger(int64_t number, SourceLoc where) {
   Operand operand(Kind::Integer, std::move(where));
   operand.intValue = number;
+  return operand;
+}
+
+Operand Operand::fromArray(DType dtype, Shape shape, std::vector<uint8_t> bytes,
+                           SourceLoc where) {
+  int64_t elements = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      throw TraceError("constant: array of shape " +
+                           mlir::pk::formatShape(shape) +
+                           " has a negative dimension",
+                       where);
+    elements *= dim;
+  }
+  if (bytes.size() != size_t(elements) * itemSize(dtype))
+    throw TraceError("constant: " + std::to_string(bytes.size()) +
+                         " bytes do not hold an array of shape " +
+                         mlir::pk::formatShape(shape) + " and dtype " +
+                         std::string(dtypeName(dtype)),
+                     where);
+  Operand operand(Kind::Array, std::move(where));
+  operand.array = std::make_shared<const ConstantArray>(
+      ConstantArray{dtype, std::move(shape), std::move(bytes)});
   return operand;
 }
 
@@ -654,7 +734,8 @@ Value cast(const Operand &value, DType dtype) {
 }
 
 Operand typed(const Operand &number, DType dtype) {
-  if (number.getKind() == Operand::Kind::Value)
+  if (number.getKind() == Operand::Kind::Value ||
+      number.getKind() == Operand::Kind::Array)
     throw TraceError("typed: pk::typed takes a C++ number; use pk::cast to "
                      "convert a traced value",
                      number.where());

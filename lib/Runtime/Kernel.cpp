@@ -377,34 +377,53 @@ public:
     }
   }
 
-  void call(std::span<const ArrayView> arrays) {
+  /// The compiled kernel for `arrays`, and each array's parameter index.
+  const CompiledKernel &
+  prepare(std::span<const ArrayView> arrays, llvm::SmallVectorImpl<int> &param,
+          llvm::SmallVectorImpl<std::pair<int, int>> &partialOverlaps) {
     llvm::SmallVector<int64_t, 64> key;
     llvm::SmallVector<int, 16> aliasOf;
-    llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
     analyze(arrays, key, aliasOf, partialOverlaps);
     const CompiledKernel &compiled =
         lookup(KeyView(key.data(), key.size()), arrays, aliasOf);
+    param.resize(arrays.size());
+    int next = 0;
+    for (size_t i = 0; i < arrays.size(); ++i)
+      param[i] = aliasOf[i] >= 0 ? param[aliasOf[i]] : next++;
+    return compiled;
+  }
 
-    llvm::SmallVector<void *, 16> data;
-    llvm::SmallVector<int, 16> param(arrays.size());
+  void call(std::span<const ArrayView> arrays) {
+    llvm::SmallVector<int, 16> param;
+    llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
+    const CompiledKernel &compiled = prepare(arrays, param, partialOverlaps);
+    const auto &params = compiled.params();
+    llvm::SmallVector<void *, 16> data(params.size());
     for (size_t i = 0; i < arrays.size(); ++i) {
-      if (aliasOf[i] >= 0) {
-        param[i] = param[aliasOf[i]];
-        continue;
-      }
-      param[i] = int(data.size());
-      data.push_back(arrays[i].data);
+      data[param[i]] = arrays[i].data;
+      if (arrays[i].readOnly && params[param[i]].written)
+        throw ArgumentError("argument '" + paramName(i) +
+                            "' is read-only, but kernel '" + name +
+                            "' writes to it");
     }
-    for (auto [a, b] : partialOverlaps) {
-      const auto &params = compiled.params();
+    for (auto [a, b] : partialOverlaps)
       if (params[param[a]].written || params[param[b]].written)
-        throw ArgumentError(
+        throw OverlapError(
             "arguments '" + paramName(a) + "' and '" + paramName(b) +
             "' overlap in memory without being the same array, and kernel '" +
             name + "' writes to one of them; pass disjoint arrays or the same "
             "array twice");
-    }
     compiled.run(data.data());
+  }
+
+  std::vector<bool> written(std::span<const ArrayView> arrays) {
+    llvm::SmallVector<int, 16> param;
+    llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
+    const CompiledKernel &compiled = prepare(arrays, param, partialOverlaps);
+    std::vector<bool> result;
+    for (int index : param)
+      result.push_back(compiled.params()[index].written);
+    return result;
   }
 
   CacheStats stats() const {
@@ -479,6 +498,11 @@ Kernel::trace(std::span<const ArrayView> arrays) const {
   llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
   cache->analyze(arrays, key, aliasOf, partialOverlaps);
   return cache->traceFor(cache->signature(arrays, aliasOf));
+}
+
+std::vector<bool>
+Kernel::writtenArguments(std::span<const ArrayView> arrays) const {
+  return cache->written(arrays);
 }
 
 CacheStats Kernel::stats() const { return cache->stats(); }

@@ -64,14 +64,22 @@ struct SourceLoc {
 /// user's line that caused it (what() starts with "file:line:column: ").
 class TraceError : public std::runtime_error {
 public:
-  TraceError(const std::string &message, SourceLoc where);
+  /// What kind of rule was broken, as Python would classify it: shapes and
+  /// values (ValueError), types and operations (TypeError), a number that
+  /// does not fit (OverflowError).
+  enum class Category { Value, Type, Overflow };
+
+  TraceError(const std::string &message, SourceLoc where,
+             Category category = Category::Value);
   const SourceLoc &where() const { return location; }
   /// The message without the location prefix.
   const std::string &message() const { return text; }
+  Category category() const { return kind; }
 
 private:
   SourceLoc location;
   std::string text;
+  Category kind;
 };
 
 /// One kernel parameter: its name (as the printed IR shows it; empty means
@@ -115,7 +123,7 @@ protected:
 /// number computes in float64, as in NumPy).
 class Operand {
 public:
-  enum class Kind { Value, Bool, Integer, Float };
+  enum class Kind { Value, Bool, Integer, Float, Array };
 
   Operand(const Value &value,
           std::source_location where = std::source_location::current())
@@ -149,6 +157,17 @@ public:
   static Operand fromBool(bool number, SourceLoc where);
   static Operand fromInteger(int64_t number, SourceLoc where);
   static Operand fromFloat(double number, SourceLoc where);
+  /// A constant array (a NumPy array captured by a kernel): `bytes` holds
+  /// its elements in row-major order, one byte per bool. Its dtype is
+  /// strong, like an array's.
+  static Operand fromArray(DType dtype, Shape shape, std::vector<uint8_t> bytes,
+                           SourceLoc where);
+
+  struct ConstantArray {
+    DType dtype;
+    Shape shape;
+    std::vector<uint8_t> bytes;
+  };
 
   Kind getKind() const { return kind; }
   /// The element type of a number made with pk::typed (none: weakly typed).
@@ -157,6 +176,7 @@ public:
   int64_t getInteger() const { return intValue; }
   double getFloat() const { return floatValue; }
   const SourceLoc &where() const { return location; }
+  const ConstantArray &getArray() const { return *array; }
 
 private:
   Operand(Kind kind, SourceLoc where) : kind(kind), location(std::move(where)) {}
@@ -167,6 +187,7 @@ private:
   int64_t intValue = 0;
   double floatValue = 0;
   std::optional<DType> fixedType;
+  std::shared_ptr<const ConstantArray> array;
   SourceLoc location;
 };
 

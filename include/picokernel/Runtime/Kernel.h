@@ -45,12 +45,21 @@ struct ArrayView {
   DType dtype;
   std::span<const int64_t> shape;
   std::span<const int64_t> strides = {};
+  /// A read-only array may only be read: a kernel storing to it is refused.
+  bool readOnly = false;
 };
 
 /// An argument the kernel cannot run on (count, rank, layout, overlap).
 class ArgumentError : public std::invalid_argument {
 public:
   using std::invalid_argument::invalid_argument;
+};
+
+/// Two arrays overlap in memory without being the same array, and the
+/// kernel writes to one of them (a caller can retry on copies).
+class OverlapError : public ArgumentError {
+public:
+  using ArgumentError::ArgumentError;
 };
 
 struct KernelOptions {
@@ -101,6 +110,9 @@ public:
   /// compilation; arrays' data is not read).
   mlir::OwningOpRef<mlir::ModuleOp>
   trace(std::span<const ArrayView> arrays) const;
+
+  /// Which of `arrays` the kernel stores to (compiling on a cache miss).
+  std::vector<bool> writtenArguments(std::span<const ArrayView> arrays) const;
 
   CacheStats stats() const;
   void clearCache() const;

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <functional>
 #include <string>
 
@@ -473,6 +474,44 @@ TEST(TraceErrors, KernelThatThrowsLeavesNothingBehind) {
       "raises", [](Ref a, Ref o) { o[all] = a[all] + 1; },
       vectors(3, pk::f32, {"a", "o"}));
   EXPECT_TRUE(module);
+}
+
+TEST(Trace, ConstantArraysAreStronglyTyped) {
+  std::vector<uint8_t> bytes(3 * sizeof(int16_t));
+  int16_t values[3] = {1, -2, 300};
+  std::memcpy(bytes.data(), values, bytes.size());
+  auto module = pk::trace(
+      "weights",
+      [&](Ref x, Ref o) {
+        o[all] = x[all] * pk::Operand::fromArray(pk::i16, {3}, bytes,
+                                                 pk::SourceLoc::current());
+      },
+      {{"x", {2, 3}, pk::i8}, {"o", {2, 3}, pk::i16}});
+  EXPECT_EQ(pk::listing(*module), R"(kernel weights(x, o):
+  v0<2x3:i8> = LOAD [x]()
+  v1<2x3:i16> = CAST(v0)
+  v2<3:i16> = CONST([1, -2, 300])
+  v3<2x3:i16> = BROADCAST(v2)
+  v4<2x3:i16> = MUL(v1, v3)
+  STORE [o](v4)
+)");
+}
+
+TEST(TraceErrors, StoresFollowSameKindCasting) {
+  pk::TraceError::Category category = pk::TraceError::Category::Value;
+  std::string message;
+  try {
+    pk::trace(
+        "bad", [](Ref x, Ref o) { o[all] = x[all] * 0.5; },
+        {{"x", {3}, pk::i32}, {"o", {3}, pk::i32}});
+  } catch (const pk::TraceError &error) {
+    message = error.message();
+    category = error.category();
+  }
+  EXPECT_EQ(message, "store to 'o': cannot store float64 values into ref 'o' "
+                     "of dtype int32 (NumPy's same_kind casting); convert "
+                     "explicitly with cast");
+  EXPECT_EQ(category, pk::TraceError::Category::Type);
 }
 
 TEST(TraceErrors, SignatureProblems) {

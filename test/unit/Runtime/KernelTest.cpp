@@ -351,10 +351,31 @@ TEST(KernelErrors, PartialOverlapWithTheOutput) {
   std::vector<int64_t> shape = {8};
   ArrayView x{buffer.data.data(), pk::f32, shape};
   ArrayView o{buffer.data.data() + 1, pk::f32, shape};
-  EXPECT_EQ(errorOf<pk::ArgumentError>([&] { copy({x, o}); }),
+  EXPECT_EQ(errorOf<pk::OverlapError>([&] { copy({x, o}); }),
             "arguments 'arg0' and 'arg1' overlap in memory without being the "
             "same array, and kernel 'shift' writes to one of them; pass "
             "disjoint arrays or the same array twice");
+}
+
+TEST(KernelErrors, ReadOnlyArraysAreNeverWritten) {
+  pk::Kernel fma = fmaKernel();
+  Array<float> a({4}, 1), o({4});
+  ArrayView constant = a.view();
+  constant.readOnly = true;
+  fma({constant, constant, constant, o.view()}); // reading is fine
+  EXPECT_EQ(o.data[0], 2.0f);
+  ArrayView output = o.view();
+  output.readOnly = true;
+  EXPECT_EQ(errorOf<pk::ArgumentError>(
+                [&] { fma({a.view(), a.view(), a.view(), output}); }),
+            "argument 'o' is read-only, but kernel 'fma' writes to it");
+  EXPECT_EQ(fma.writtenArguments(std::vector<ArrayView>{
+                a.view(), a.view(), a.view(), o.view()}),
+            (std::vector<bool>{false, false, false, true}));
+  // The output given as an input too: that argument is written.
+  EXPECT_EQ(fma.writtenArguments(std::vector<ArrayView>{
+                o.view(), a.view(), a.view(), o.view()}),
+            (std::vector<bool>{true, false, false, true}));
 }
 
 TEST(KernelErrors, TraceErrorsReachTheCaller) {
