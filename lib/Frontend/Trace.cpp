@@ -32,7 +32,8 @@ namespace pk {
 std::string SourceLoc::str() const {
   if (file.empty())
     return "<unknown>";
-  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+  std::string text = file + ":" + std::to_string(line);
+  return column ? text + ":" + std::to_string(column) : text;
 }
 
 TraceError::TraceError(const std::string &message, SourceLoc where,
@@ -653,6 +654,10 @@ RefElement Ref::operator[](const WholeArray &index) const {
 
 Value Ref::load(std::source_location where) const {
   return state->load(index, SourceLoc::current(where));
+}
+
+Value Ref::load(const SourceLoc &where) const {
+  return state->load(index, where);
 }
 
 void Ref::store(const Operand &value) const { state->store(index, value); }

@@ -442,6 +442,17 @@ public:
     return result;
   }
 
+  std::optional<Signature> lastSignature() const {
+    std::shared_lock<std::shared_mutex> lock(mutex);
+    if (lastCompiled.empty())
+      return std::nullopt;
+    Signature signature;
+    for (auto [i, entry] : llvm::enumerate(decodeKey(lastCompiled)))
+      signature.push_back(
+          {paramName(i), entry.shape, entry.dtype, int(entry.aliasOf)});
+    return signature;
+  }
+
   void clear() {
     std::unique_lock<std::shared_mutex> lock(mutex);
     entries.clear();
@@ -503,6 +514,15 @@ Kernel::trace(std::span<const ArrayView> arrays) const {
 std::vector<bool>
 Kernel::writtenArguments(std::span<const ArrayView> arrays) const {
   return cache->written(arrays);
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+Kernel::trace(const Signature &signature) const {
+  return cache->traceFor(signature);
+}
+
+std::optional<Signature> Kernel::lastCompiledSignature() const {
+  return cache->lastSignature();
 }
 
 CacheStats Kernel::stats() const { return cache->stats(); }

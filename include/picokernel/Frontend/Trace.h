@@ -235,6 +235,7 @@ public:
   /// Loads the whole array now; assigning to the result stores.
   RefElement operator[](const WholeArray &index) const;
   Value load(std::source_location where = std::source_location::current()) const;
+  Value load(const SourceLoc &where) const;
   void store(const Operand &value) const;
 
   const std::string &name() const;

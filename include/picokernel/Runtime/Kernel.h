@@ -31,6 +31,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -110,6 +111,12 @@ public:
   /// compilation; arrays' data is not read).
   mlir::OwningOpRef<mlir::ModuleOp>
   trace(std::span<const ArrayView> arrays) const;
+
+  /// The traced pk module for a signature (names, shapes, dtypes, aliases).
+  mlir::OwningOpRef<mlir::ModuleOp> trace(const Signature &signature) const;
+
+  /// The signature of the most recent compile, if any.
+  std::optional<Signature> lastCompiledSignature() const;
 
   /// Which of `arrays` the kernel stores to (compiling on a cache miss).
   std::vector<bool> writtenArguments(std::span<const ArrayView> arrays) const;

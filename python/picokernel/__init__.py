@@ -1,0 +1,158 @@
+"""picokernel: kernels over whole-array refs, compiled by MLIR.
+
+A kernel is straight-line Python over refs: every parameter is a ref,
+``ref[...]`` loads or stores the whole array, and the kernel returns nothing.
+The first call for given shapes and dtypes traces the function into the
+``pk`` MLIR dialect, fuses it into one loop nest writing straight into the
+output and compiles it for this CPU; later calls with the same shapes and
+dtypes run the compiled code directly.
+
+    import numpy as np
+    import picokernel
+
+    @picokernel.kernel
+    def fma(a_ref, b_ref, c_ref, o_ref):
+        o_ref[...] = a_ref[...] * b_ref[...] + c_ref[...]
+
+    a, b, c = (np.random.rand(1000).astype(np.float32) for _ in range(3))
+    o = np.empty_like(a)
+    fma(a, b, c, o)            # returns None; o holds a * b + c
+    print(fma.show_ir(a, b, c, o))
+"""
+
+import inspect
+from collections import namedtuple
+
+from . import _picokernel
+from ._picokernel import Ref, Value
+
+__all__ = [
+    "CacheInfo",
+    "Kernel",
+    "KernelIR",
+    "Ref",
+    "Value",
+    "kernel",
+    "stages",
+    "trace_kernel",
+]
+
+__version__ = "0.1.0"
+
+BACKENDS = ("cpu",)
+
+CacheInfo = namedtuple(
+    "CacheInfo",
+    "hits misses evictions entries trace_seconds compile_seconds",
+)
+CacheInfo.__doc__ = "Counters of a kernel's compile cache."
+
+
+def stages():
+    """The names of the compilation stages, in order (see Kernel.lower)."""
+    return list(_picokernel.stages())
+
+
+class KernelIR:
+    """A traced kernel: ``listing`` in the seed post's style
+    (``v2<4:f32> = MUL(v0, v1)``) and ``mlir``, the pk dialect module."""
+
+    def __init__(self, listing, mlir):
+        self.listing = listing
+        self.mlir = mlir
+
+    def __str__(self):
+        return self.listing
+
+    def __repr__(self):
+        return f"KernelIR(\n{self.listing})"
+
+
+def _param_names(fn):
+    if not callable(fn):
+        raise TypeError(f"picokernel.kernel expects a function, got {type(fn).__name__}")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"cannot read the parameters of {fn!r}: {error}") from None
+    names = []
+    for parameter in signature.parameters.values():
+        if parameter.kind not in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
+            raise TypeError(
+                f"kernel {fn.__name__!r}: parameter {parameter.name!r} must be a plain "
+                "positional parameter (every parameter of a kernel is a ref)"
+            )
+        names.append(parameter.name)
+    if not names:
+        raise TypeError(f"kernel {fn.__name__!r} takes no refs; it needs at least the output")
+    return names
+
+
+class Kernel(_picokernel.Kernel):
+    """A compiled kernel. Call it with NumPy arrays, the output last:
+    ``k(a, b, o)`` writes into ``o`` and returns None."""
+
+    def __init__(self, fn, *, backend="cpu", parallel_threshold=1 << 15,
+                 max_cache_entries=64):
+        if backend not in BACKENDS:
+            raise ValueError(
+                f"unknown backend {backend!r}; available: {', '.join(map(repr, BACKENDS))}"
+            )
+        names = _param_names(fn)
+        super().__init__(fn, getattr(fn, "__name__", "kernel"), names,
+                         int(parallel_threshold), int(max_cache_entries))
+        self.backend = backend
+        self.__name__ = self.name
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn
+
+    def show_ir(self, *arrays):
+        """The kernel traced for these arrays, as a seed-style listing."""
+        return self._trace(*arrays)[0]
+
+    def lower(self, *arrays, stage="llvm"):
+        """MLIR text of the kernel for these arrays after a compilation
+        stage: 'pk' (as traced), 'linalg', 'fused', 'bufferized' or 'llvm'."""
+        return self._lower(*arrays, stage=stage)
+
+    def trace(self, *arrays):
+        """The kernel traced for these arrays (shapes and dtypes only), as
+        a KernelIR."""
+        return KernelIR(*self._trace(*arrays))
+
+    @property
+    def ir(self):
+        """The KernelIR of the most recent compile (None before any call)."""
+        last = self._last_ir()
+        return None if last is None else KernelIR(*last)
+
+    def cache_info(self):
+        """Hits, misses, evictions, entries and time spent compiling."""
+        return CacheInfo(**self._cache_info())
+
+    def __repr__(self):
+        return f"<picokernel.Kernel {self.name} backend={self.backend!r}>"
+
+
+def kernel(fn=None, *, backend="cpu", **options):
+    """Decorator: ``@picokernel.kernel`` or ``@picokernel.kernel(backend=...)``.
+
+    Options: ``parallel_threshold`` (loop iterations from which a kernel
+    runs on all cores) and ``max_cache_entries`` (compiled variants kept).
+    """
+    if fn is None:
+        return lambda f: Kernel(f, backend=backend, **options)
+    return Kernel(fn, backend=backend, **options)
+
+
+def trace_kernel(fn, shapes, dtypes):
+    """Traces ``fn`` for arrays of the given shapes and dtypes (nothing is
+    compiled or run) and returns its KernelIR."""
+    names = _param_names(fn)
+    listing, mlir = _picokernel._trace_function(
+        fn, getattr(fn, "__name__", "kernel"), names,
+        [tuple(shape) for shape in shapes], list(dtypes))
+    return KernelIR(listing, mlir)

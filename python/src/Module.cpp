@@ -1,0 +1,368 @@
+//===- Module.cpp - the picokernel._picokernel extension module -----------===//
+//
+// Binds the C++ tracer and runtime: kernels are pk::Kernel objects whose
+// body calls the Python function on Ref proxies. A call stays in C++ on a
+// cache hit: NumPy arrays are checked and viewed through the NumPy C API and
+// the compiled function runs with the GIL released.
+//
+//===----------------------------------------------------------------------===//
+
+#define PICOKERNEL_PYTHON_IMPORTS_NUMPY
+#include "NumPy.h"
+#include "Tracing.h"
+
+#include "picokernel/Runtime/Kernel.h"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "llvm/ADT/SmallVector.h"
+
+namespace nb = nanobind;
+using namespace pk;
+using namespace pk::python;
+
+namespace {
+
+/// A picokernel kernel of a Python function.
+class PyKernel {
+public:
+  PyKernel(nb::callable function, std::string name,
+           std::vector<std::string> paramNames, int64_t parallelThreshold,
+           size_t maxCacheEntries)
+      : function(function), paramNames(paramNames),
+        kernel(name, makeBody(), std::move(paramNames),
+               options(parallelThreshold, maxCacheEntries)) {}
+
+  // A kernel's function usually refers back to the kernel through its
+  // module's globals: let Python's cycle collector see that reference.
+  static int traverse(PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    if (!nb::inst_ready(self))
+      return 0;
+    Py_VISIT(nb::inst_ptr<PyKernel>(self)->function.ptr());
+    return 0;
+  }
+
+  static int clear(PyObject *self) {
+    nb::inst_ptr<PyKernel>(self)->function = nb::callable();
+    return 0;
+  }
+
+  void call(nb::args args) {
+    size_t count = args.size();
+    if (count != paramNames.size())
+      throw nb::type_error((kernel.name() + "() takes " +
+                            std::to_string(paramNames.size()) +
+                            " arrays (" + joinedNames() + "), got " +
+                            std::to_string(count))
+                               .c_str());
+    llvm::SmallVector<ArrayView, 8> views(count);
+    llvm::SmallVector<int64_t, 64> dims;
+    size_t totalDims = 0;
+    bool contiguous = true;
+    for (size_t i = 0; i < count; ++i) {
+      PyObject *object = args[i].ptr();
+      if (!PyArray_Check(object))
+        throw nb::type_error(("argument '" + paramNames[i] + "' of " +
+                              kernel.name() +
+                              "() must be a numpy.ndarray, got " +
+                              nb::cast<std::string>(
+                                  nb::type_name(args[i].type())))
+                                 .c_str());
+      totalDims += PyArray_NDIM((PyArrayObject *)object);
+    }
+    dims.reserve(totalDims); // the views' shapes point into it
+    for (size_t i = 0; i < count; ++i) {
+      auto *array = (PyArrayObject *)args[i].ptr();
+      std::optional<DType> dtype = fromNumPy(PyArray_DESCR(array));
+      if (!dtype)
+        throw nb::type_error(("argument '" + paramNames[i] +
+                              "' has dtype " +
+                              numpyName(PyArray_DESCR(array)) +
+                              ", which picokernel does not support")
+                                 .c_str());
+      size_t start = dims.size();
+      dims.append(PyArray_DIMS(array), PyArray_DIMS(array) + PyArray_NDIM(array));
+      views[i] = ArrayView{PyArray_DATA(array), *dtype,
+                           std::span<const int64_t>(dims.data() + start,
+                                                    dims.size() - start),
+                           {}, !PyArray_ISWRITEABLE(array)};
+      contiguous &= bool(PyArray_IS_C_CONTIGUOUS(array));
+    }
+    if (!contiguous)
+      return callOnCopies(args);
+    try {
+      nb::gil_scoped_release release;
+      kernel(views);
+    } catch (const OverlapError &) {
+      callOnCopies(args);
+    }
+  }
+
+  std::pair<std::string, std::string> traceArrays(nb::args args) {
+    return describe(kernel.trace(signatureOf(args)));
+  }
+
+  std::string lower(nb::args args, const std::string &stage) {
+    auto module = kernel.trace(signatureOf(args));
+    nb::gil_scoped_release release;
+    return lowerToStage(*module, stage);
+  }
+
+  std::optional<std::pair<std::string, std::string>> lastIR() {
+    std::optional<Signature> signature = kernel.lastCompiledSignature();
+    if (!signature)
+      return std::nullopt;
+    return describe(kernel.trace(*signature));
+  }
+
+  nb::dict cacheInfo() {
+    CacheStats stats = kernel.stats();
+    nb::dict info;
+    info["hits"] = stats.hits;
+    info["misses"] = stats.misses;
+    info["evictions"] = stats.evictions;
+    info["entries"] = stats.entries;
+    info["trace_seconds"] = stats.traceSeconds;
+    info["compile_seconds"] = stats.pipelineSeconds + stats.codegenSeconds;
+    return info;
+  }
+
+  void clearCache() { kernel.clearCache(); }
+  const std::string &name() const { return kernel.name(); }
+  nb::callable pythonFunction() const { return function; }
+
+private:
+  static KernelOptions options(int64_t parallelThreshold,
+                               size_t maxCacheEntries) {
+    KernelOptions options;
+    options.compile.parallelThreshold = parallelThreshold;
+    options.maxCacheEntries = maxCacheEntries;
+    return options;
+  }
+
+  /// Runs the Python function on the refs; called by the tracer on a miss,
+  /// with the GIL released by the caller. (The kernel object, which owns
+  /// the function, outlives every call.)
+  Kernel::Body makeBody() {
+    return [this](const std::vector<Ref> &refs) {
+      nb::gil_scoped_acquire acquire;
+      if (!function.is_valid())
+        raise(PyExc_RuntimeError, "kernel is being destroyed");
+      nb::list arguments;
+      for (const Ref &ref : refs)
+        arguments.append(nb::cast(ref));
+      function(*nb::tuple(arguments));
+    };
+  }
+
+  std::string joinedNames() const {
+    std::string text;
+    for (const std::string &name : paramNames)
+      text += (text.empty() ? "" : ", ") + name;
+    return text;
+  }
+
+  /// NumPy's answer for non-contiguous or partially overlapping arrays:
+  /// run on contiguous copies (one per distinct array object), then copy
+  /// back into the arrays the kernel writes.
+  void callOnCopies(nb::args args) {
+    nb::object numpy = nb::module_::import_("numpy");
+    nb::list copies;
+    std::vector<size_t> copyOf;
+    nb::list originals;
+    for (size_t i = 0; i < args.size(); ++i) {
+      size_t found = originals.size();
+      for (size_t j = 0; j < originals.size(); ++j)
+        if (originals[j].is(args[i]))
+          found = j;
+      if (found == originals.size()) {
+        originals.append(args[i]);
+        copies.append(numpy.attr("array")(args[i], nb::arg("copy") = true,
+                                           nb::arg("order") = "C"));
+      }
+      copyOf.push_back(found);
+    }
+    nb::list arguments;
+    for (size_t i = 0; i < args.size(); ++i)
+      arguments.append(copies[copyOf[i]]);
+    nb::args copied = nb::borrow<nb::args>(nb::tuple(arguments));
+    std::vector<bool> written = writtenOf(copied);
+    for (size_t i = 0; i < args.size(); ++i)
+      if (written[i] && !PyArray_ISWRITEABLE((PyArrayObject *)args[i].ptr()))
+        throw nb::value_error(("argument '" + paramNames[i] +
+                               "' is read-only, but kernel '" + name() +
+                               "' writes to it")
+                                  .c_str());
+    call(copied);
+    std::vector<bool> copiedBack(originals.size(), false);
+    for (size_t i = 0; i < args.size(); ++i)
+      if (written[i] && !copiedBack[copyOf[i]]) {
+        numpy.attr("copyto")(args[i], copies[copyOf[i]]);
+        copiedBack[copyOf[i]] = true;
+      }
+  }
+
+  std::vector<bool> writtenOf(nb::args args) {
+    Signature signature = signatureOf(args);
+    llvm::SmallVector<ArrayView, 8> views;
+    for (size_t i = 0; i < args.size(); ++i) {
+      auto *array = (PyArrayObject *)args[i].ptr();
+      views.push_back({PyArray_DATA(array), signature[i].dtype,
+                       std::span<const int64_t>(PyArray_DIMS(array),
+                                                PyArray_NDIM(array))});
+    }
+    nb::gil_scoped_release release;
+    return kernel.writtenArguments(views);
+  }
+
+  /// Names, shapes and dtypes of arrays (or of objects with shape and
+  /// dtype), for tracing without running.
+  Signature signatureOf(nb::args args) {
+    if (args.size() != paramNames.size())
+      throw nb::type_error((kernel.name() + "() takes " +
+                            std::to_string(paramNames.size()) +
+                            " arrays (" + joinedNames() + "), got " +
+                            std::to_string(args.size()))
+                               .c_str());
+    nb::object numpy = nb::module_::import_("numpy");
+    Signature signature;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!nb::hasattr(args[i], "shape") || !nb::hasattr(args[i], "dtype"))
+        throw nb::type_error(("argument '" + paramNames[i] +
+                              "' must be an array (with shape and dtype)")
+                                 .c_str());
+      nb::object descr = numpy.attr("dtype")(args[i].attr("dtype"));
+      std::optional<DType> dtype = fromNumPy((PyArray_Descr *)descr.ptr());
+      if (!dtype)
+        throw nb::type_error(("argument '" + paramNames[i] +
+                              "' has dtype " +
+                              numpyName((PyArray_Descr *)descr.ptr()) +
+                              ", which picokernel does not support")
+                                 .c_str());
+      Shape shape;
+      for (nb::handle dim : args[i].attr("shape"))
+        shape.push_back(nb::cast<int64_t>(dim));
+      int aliasOf = -1;
+      for (size_t j = 0; j < i && aliasOf < 0; ++j)
+        if (args[j].is(args[i]))
+          aliasOf = signature[j].aliasOf >= 0 ? signature[j].aliasOf : int(j);
+      signature.push_back({paramNames[i], shape, *dtype, aliasOf});
+    }
+    return signature;
+  }
+
+  static std::pair<std::string, std::string>
+  describe(const mlir::OwningOpRef<mlir::ModuleOp> &module) {
+    return {listing(*module), printModule(*module)};
+  }
+
+  nb::callable function;
+  std::vector<std::string> paramNames;
+  Kernel kernel;
+};
+
+/// Traces `function` for arrays of the given shapes and dtypes.
+std::pair<std::string, std::string>
+traceFunction(nb::callable function, std::string name,
+              std::vector<std::string> paramNames, nb::sequence shapes,
+              nb::sequence dtypes) {
+  nb::object numpy = nb::module_::import_("numpy");
+  Signature signature;
+  size_t count = nb::len(shapes);
+  if (nb::len(dtypes) != count)
+    throw nb::value_error(("trace_kernel: " + std::to_string(count) +
+                           " shapes but " + std::to_string(nb::len(dtypes)) +
+                           " dtypes")
+                              .c_str());
+  if (count != paramNames.size())
+    throw nb::type_error((name + " takes " +
+                          std::to_string(paramNames.size()) +
+                          " refs, but trace_kernel got " +
+                          std::to_string(count) + " shapes")
+                             .c_str());
+  for (size_t i = 0; i < count; ++i) {
+    Shape shape;
+    for (nb::handle dim : shapes[i])
+      shape.push_back(nb::cast<int64_t>(dim));
+    nb::object descr = numpy.attr("dtype")(dtypes[i]);
+    std::optional<DType> dtype = fromNumPy((PyArray_Descr *)descr.ptr());
+    if (!dtype)
+      throw nb::type_error(("trace_kernel: dtype " +
+                            numpyName((PyArray_Descr *)descr.ptr()) +
+                            " is not supported")
+                               .c_str());
+    signature.push_back({paramNames[i], std::move(shape), *dtype});
+  }
+  Tracer tracer(defaultContext(), name, signature, pythonLocation());
+  nb::list refs;
+  for (const Ref &ref : tracer.refs())
+    refs.append(nb::cast(ref));
+  try {
+    function(*nb::tuple(refs));
+  } catch (...) {
+    tracer.abandon();
+    throw;
+  }
+  auto module = tracer.finish();
+  return {listing(*module), printModule(*module)};
+}
+
+void translateErrors(const std::exception_ptr &error, void *) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const TraceError &e) {
+    PyObject *type = PyExc_ValueError;
+    if (e.category() == TraceError::Category::Type)
+      type = PyExc_TypeError;
+    else if (e.category() == TraceError::Category::Overflow)
+      type = PyExc_OverflowError;
+    PyErr_SetString(type, e.what());
+  } catch (const ArgumentError &e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const CompileError &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+}
+
+} // namespace
+
+NB_MODULE(_picokernel, m) {
+  m.doc() = "picokernel's C++ tracer and CPU runtime";
+  if (_import_array() < 0)
+    throw nb::python_error();
+  nb::register_exception_translator(translateErrors);
+
+  bindTracing(m);
+
+  static PyType_Slot kernelSlots[] = {
+      {Py_tp_traverse, (void *)PyKernel::traverse},
+      {Py_tp_clear, (void *)PyKernel::clear},
+      {0, nullptr}};
+  nb::class_<PyKernel>(m, "Kernel", nb::is_weak_referenceable(),
+                       nb::type_slots(kernelSlots),
+                       "A kernel compiled on first use for each combination "
+                       "of shapes and dtypes.")
+      .def(nb::init<nb::callable, std::string, std::vector<std::string>,
+                    int64_t, size_t>(),
+           nb::arg("function"), nb::arg("name"), nb::arg("param_names"),
+           nb::arg("parallel_threshold") = int64_t(1) << 15,
+           nb::arg("max_cache_entries") = size_t(64))
+      .def("__call__", &PyKernel::call,
+           "Runs the kernel on NumPy arrays (the last one is the output); "
+           "returns None.")
+      .def("_trace", &PyKernel::traceArrays)
+      .def("_lower", &PyKernel::lower, nb::arg("args"), nb::arg("stage"))
+      .def("_last_ir", &PyKernel::lastIR)
+      .def("_cache_info", &PyKernel::cacheInfo)
+      .def("clear_cache", &PyKernel::clearCache)
+      .def_prop_ro("name", &PyKernel::name)
+      .def_prop_ro("function", &PyKernel::pythonFunction);
+
+  m.def("_trace_function", &traceFunction);
+  m.def("stages", [] { return stageNames(); },
+        "The names of the compilation stages, in order.");
+}

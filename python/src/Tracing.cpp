@@ -1,0 +1,254 @@
+//===- Tracing.cpp - Python proxies over the C++ tracer -------------------===//
+
+#include "Tracing.h"
+#include "NumPy.h"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <frameobject.h>
+
+#include <cstring>
+
+namespace nb = nanobind;
+
+namespace pk::python {
+
+void raise(PyObject *type, const std::string &message) {
+  PyErr_SetString(type, message.c_str());
+  throw nb::python_error();
+}
+
+SourceLoc pythonLocation() {
+  PyFrameObject *frame = PyEval_GetFrame(); // borrowed
+  if (!frame)
+    return {};
+  PyCodeObject *code = PyFrame_GetCode(frame); // new reference
+  SourceLoc location;
+  if (const char *file = PyUnicode_AsUTF8(code->co_filename))
+    location.file = file;
+  else
+    PyErr_Clear();
+  Py_DECREF(code);
+  location.line = unsigned(PyFrame_GetLineNumber(frame));
+  return location;
+}
+
+namespace {
+
+/// An ndarray's elements as bytes in row-major order.
+Operand arrayOperand(PyArrayObject *array, DType dtype, SourceLoc where) {
+  nb::object owned = nb::steal(PyArray_FromAny(
+      (PyObject *)array, nullptr, 0, 0, NPY_ARRAY_C_CONTIGUOUS, nullptr));
+  if (!owned.is_valid())
+    throw nb::python_error();
+  auto *contiguous = (PyArrayObject *)owned.ptr();
+  Shape shape(PyArray_DIMS(contiguous),
+              PyArray_DIMS(contiguous) + PyArray_NDIM(contiguous));
+  auto *data = (const uint8_t *)PyArray_DATA(contiguous);
+  std::vector<uint8_t> bytes(data, data + PyArray_NBYTES(contiguous));
+  return Operand::fromArray(dtype, std::move(shape), std::move(bytes),
+                            std::move(where));
+}
+
+/// A 0-d array's single element as a typed number.
+Operand typedNumber(PyArrayObject *array, DType dtype, SourceLoc where) {
+  nb::object item = nb::steal(
+      PyArray_GETITEM(array, static_cast<const char *>(PyArray_DATA(array))));
+  if (!item.is_valid())
+    throw nb::python_error();
+  Operand number =
+      isFloat(dtype)
+          ? Operand::fromFloat(nb::cast<double>(item), where)
+          : dtype == DType::Bool
+                ? Operand::fromBool(nb::cast<bool>(item), where)
+                : Operand::fromInteger(nb::cast<int64_t>(item), where);
+  return typed(number, dtype);
+}
+
+[[noreturn]] void unsupportedDType(PyArray_Descr *descr) {
+  throw nb::type_error(("picokernel does not support arrays of dtype " +
+                        numpyName(descr) +
+                        " (supported: bool, int8/16/32/64, float16/32/64, "
+                        "bfloat16)")
+                           .c_str());
+}
+
+} // namespace
+
+std::optional<Operand> toOperand(nb::handle object) {
+  if (nb::isinstance<Value>(object))
+    return Operand(nb::cast<const Value &>(object), pythonLocation());
+  PyObject *ptr = object.ptr();
+  // NumPy scalars first: np.float64 subclasses Python's float, but NumPy
+  // types it strongly, like a 0-d array.
+  if (PyArray_IsScalar(ptr, Generic) || PyArray_Check(ptr)) {
+    nb::object array = nb::steal(PyArray_FromAny(ptr, nullptr, 0, 0, 0, nullptr));
+    if (!array.is_valid())
+      throw nb::python_error();
+    auto *arr = (PyArrayObject *)array.ptr();
+    std::optional<DType> dtype = fromNumPy(PyArray_DESCR(arr));
+    if (!dtype)
+      unsupportedDType(PyArray_DESCR(arr));
+    if (PyArray_NDIM(arr) == 0)
+      return typedNumber(arr, *dtype, pythonLocation());
+    return arrayOperand(arr, *dtype, pythonLocation());
+  }
+  if (PyBool_Check(ptr))
+    return Operand::fromBool(ptr == Py_True, pythonLocation());
+  if (PyLong_Check(ptr)) {
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(ptr, &overflow);
+    if (overflow)
+      raise(PyExc_OverflowError,
+            "Python integer does not fit in int64, the widest integer dtype");
+    return Operand::fromInteger(value, pythonLocation());
+  }
+  if (PyFloat_Check(ptr))
+    return Operand::fromFloat(PyFloat_AS_DOUBLE(ptr), pythonLocation());
+  return std::nullopt;
+}
+
+namespace {
+
+void requireWholeArray(nb::handle key, const std::string &what) {
+  if (key.ptr() == Py_Ellipsis)
+    return;
+  std::string repr = nb::cast<std::string>(nb::repr(key));
+  raise(PyExc_NotImplementedError,
+        "picokernel refs support only whole-array access, " + what +
+            "[...]; got " + what + "[" + repr + "]");
+}
+
+nb::tuple shapeTuple(const Shape &shape) {
+  nb::list dims;
+  for (int64_t dim : shape)
+    dims.append(dim);
+  return nb::tuple(dims);
+}
+
+using BinaryFn = Value (*)(const Operand &, const Operand &);
+
+/// `lhs op rhs` with a Value on one side; NotImplemented for other types,
+/// so that Python raises its usual TypeError.
+template <BinaryFn fn, bool reflected>
+nb::object binary(const Value &self, nb::handle other) {
+  std::optional<Operand> operand = toOperand(other);
+  if (!operand)
+    return nb::borrow(Py_NotImplemented);
+  Operand value(self, operand->where());
+  return nb::cast(reflected ? fn(*operand, value) : fn(value, *operand));
+}
+
+Value add(const Operand &a, const Operand &b) { return a + b; }
+Value subtract(const Operand &a, const Operand &b) { return a - b; }
+Value multiply(const Operand &a, const Operand &b) { return a * b; }
+Value divide(const Operand &a, const Operand &b) { return a / b; }
+Value matrixMultiply(const Operand &a, const Operand &b) {
+  return matmul(a, b);
+}
+
+[[noreturn]] void notConcrete(const char *what) {
+  throw nb::type_error(
+      (std::string("a traced array has no concrete value while tracing, so "
+                   "it cannot be used as ") +
+       what +
+       " (Python control flow on data is not traced; the ops in picokernel "
+       "kernels are straight-line)")
+          .c_str());
+}
+
+} // namespace
+
+void bindTracing(nb::module_ &m) {
+  auto value = nb::class_<Value>(m, "Value",
+                    "An array value inside a traced kernel: the result of "
+                    "ref[...] or of an operation on such values.")
+      .def_prop_ro("shape", [](const Value &v) { return shapeTuple(v.shape()); })
+      .def_prop_ro("dtype", [](const Value &v) { return toNumPy(v.dtype()); })
+      .def_prop_ro("ndim", [](const Value &v) { return v.shape().size(); })
+      .def("astype",
+           [](const Value &v, nb::handle dtype) {
+             nb::object descr =
+                 nb::module_::import_("numpy").attr("dtype")(dtype);
+             std::optional<DType> target =
+                 fromNumPy((PyArray_Descr *)descr.ptr());
+             if (!target)
+               unsupportedDType((PyArray_Descr *)descr.ptr());
+             return cast(Operand(v, pythonLocation()), *target);
+           },
+           nb::arg("dtype"), "NumPy's astype: the value converted to dtype.")
+      .def("__add__", binary<add, false>)
+      .def("__radd__", binary<add, true>)
+      .def("__sub__", binary<subtract, false>)
+      .def("__rsub__", binary<subtract, true>)
+      .def("__mul__", binary<multiply, false>)
+      .def("__rmul__", binary<multiply, true>)
+      .def("__truediv__", binary<divide, false>)
+      .def("__rtruediv__", binary<divide, true>)
+      .def("__matmul__", binary<matrixMultiply, false>)
+      .def("__rmatmul__", binary<matrixMultiply, true>)
+      .def("__neg__",
+           [](const Value &v) { return -Operand(v, pythonLocation()); })
+      .def("__pos__", [](const Value &v) { return v; })
+      .def("__bool__", [](const Value &) -> bool { notConcrete("a bool"); })
+      .def("__float__", [](const Value &) -> double { notConcrete("a float"); })
+      .def("__int__", [](const Value &) -> int64_t { notConcrete("an int"); })
+      .def("__index__",
+           [](const Value &) -> int64_t { notConcrete("an index"); })
+      .def("__len__", [](const Value &v) -> size_t {
+        Shape shape = v.shape();
+        if (shape.empty())
+          throw nb::type_error("len() of a 0-d traced array");
+        return size_t(shape[0]);
+      })
+      .def("__iter__",
+           [](const Value &) -> nb::object { notConcrete("an iterable"); })
+      .def("__getitem__",
+           [](const Value &, nb::handle key) -> nb::object {
+             std::string repr = nb::cast<std::string>(nb::repr(key));
+             raise(PyExc_NotImplementedError,
+                   "indexing a traced value (value[" + repr +
+                       "]) is not supported; load whole arrays with ref[...]");
+           })
+      .def("__repr__", [](const Value &v) {
+        std::string dims;
+        for (int64_t d : v.shape())
+          dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+        return "<picokernel.Value shape=(" + dims +
+               (v.shape().size() == 1 ? "," : "") + ") dtype=" +
+               std::string(dtypeName(v.dtype())) + ">";
+      });
+  // NumPy defers to Value's reflected operators (np_array * value).
+  value.attr("__array_ufunc__") = nb::none();
+
+  nb::class_<Ref>(m, "Ref",
+                  "A kernel parameter: a reference to a whole array. "
+                  "ref[...] loads it; ref[...] = value stores into it.")
+      .def_prop_ro("name", [](const Ref &r) { return r.name(); })
+      .def_prop_ro("shape", [](const Ref &r) { return shapeTuple(r.shape()); })
+      .def_prop_ro("dtype", [](const Ref &r) { return toNumPy(r.dtype()); })
+      .def("__getitem__",
+           [](const Ref &r, nb::handle key) {
+             requireWholeArray(key, r.name());
+             return r.load(pythonLocation());
+           })
+      .def("__setitem__",
+           [](const Ref &r, nb::handle key, nb::handle value) {
+             requireWholeArray(key, r.name());
+             std::optional<Operand> operand = toOperand(value);
+             if (!operand)
+               throw nb::type_error(
+                   ("cannot store a " +
+                    nb::cast<std::string>(nb::type_name(value.type())) +
+                    " into ref '" + r.name() +
+                    "': store a traced value, a number or a NumPy array")
+                       .c_str());
+             r.store(*operand);
+           })
+      .def("__repr__", [](const Ref &r) {
+        return "<picokernel.Ref " + r.name() + ">";
+      });
+}
+
+} // namespace pk::python

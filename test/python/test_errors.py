@@ -1,0 +1,172 @@
+"""Bad input is a Python exception with a clear message, never a crash."""
+
+import numpy as np
+import pytest
+
+import picokernel
+
+
+@picokernel.kernel
+def add(a_ref, b_ref, o_ref):
+    o_ref[...] = a_ref[...] + b_ref[...]
+
+
+def f32(*shape):
+    return np.ones(shape, np.float32)
+
+
+def test_indexing_other_than_ellipsis():
+    @picokernel.kernel
+    def sliced(x_ref, o_ref):
+        o_ref[...] = x_ref[1:3]
+
+    with pytest.raises(NotImplementedError, match=r"x_ref\[\.\.\.\]; got x_ref\[slice\(1, 3, None\)\]"):
+        sliced(f32(4), f32(2))
+
+    @picokernel.kernel
+    def value_index(x_ref, o_ref):
+        o_ref[...] = x_ref[...][0]
+
+    with pytest.raises(NotImplementedError, match="indexing a traced value"):
+        value_index(f32(4), f32(4))
+
+
+def test_incompatible_shapes():
+    with pytest.raises(ValueError, match=r"add: operands of shapes \(3,\) and \(4,\) cannot be broadcast together"):
+        add(f32(3), f32(4), f32(4))
+
+
+def test_error_names_the_users_line():
+    with pytest.raises(ValueError, match=r"test_kernel_ops_line\.py:\d+: error"):
+        exec(compile(
+            "import picokernel, numpy as np\n"
+            "@picokernel.kernel\n"
+            "def k(a_ref, o_ref):\n"
+            "    o_ref[...] = a_ref[...] + np.ones(5, np.float32)\n"
+            "k(np.ones(3, np.float32), np.ones(3, np.float32))\n",
+            "test_kernel_ops_line.py", "exec"), {})
+
+
+def test_wrong_number_of_arguments():
+    with pytest.raises(TypeError, match=r"add\(\) takes 3 arrays \(a_ref, b_ref, o_ref\), got 2"):
+        add(f32(3), f32(3))
+
+
+def test_non_array_arguments():
+    with pytest.raises(TypeError, match="argument 'b_ref' of add\\(\\) must be a numpy.ndarray, got list"):
+        add(f32(3), [1.0, 2.0, 3.0], f32(3))
+
+
+def test_unsupported_dtypes():
+    with pytest.raises(TypeError, match="argument 'a_ref' has dtype uint8"):
+        add(np.ones(3, np.uint8), f32(3), f32(3))
+    with pytest.raises(TypeError, match="dtype complex128"):
+        add(np.ones(3, complex), f32(3), f32(3))
+
+
+def test_output_of_the_wrong_shape():
+    with pytest.raises(ValueError, match=r"store to 'o_ref': a value of shape \(3,\) cannot be stored into ref 'o_ref' of shape \(2,\)"):
+        add(f32(3), f32(3), f32(2))
+
+
+def test_output_of_the_wrong_dtype():
+    with pytest.raises(TypeError, match="cannot store float32 values into ref 'o_ref' of dtype int32"):
+        add(f32(3), f32(3), np.ones(3, np.int32))
+
+
+def test_read_only_output():
+    o = f32(3)
+    o.flags.writeable = False
+    with pytest.raises(ValueError, match="argument 'o_ref' is read-only, but kernel 'add' writes to it"):
+        add(f32(3), f32(3), o)
+    # Read-only inputs are fine.
+    a = f32(3)
+    a.flags.writeable = False
+    out = np.zeros(3, np.float32)
+    add(a, a, out)
+    assert (out == 2).all()
+
+
+def test_no_store():
+    @picokernel.kernel
+    def lazy(x_ref, o_ref):
+        x_ref[...] * 2
+
+    with pytest.raises(ValueError, match="kernel 'lazy' stores to no ref"):
+        lazy(f32(3), f32(3))
+
+
+def test_unsupported_operand_types():
+    @picokernel.kernel
+    def with_list(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + [1, 2, 3]
+
+    with pytest.raises(TypeError, match="unsupported operand type"):
+        with_list(f32(3), f32(3))
+
+    @picokernel.kernel
+    def store_string(x_ref, o_ref):
+        o_ref[...] = "hello"
+
+    with pytest.raises(TypeError, match="cannot store a str into ref 'o_ref'"):
+        store_string(f32(3), f32(3))
+
+
+def test_dtype_rules():
+    @picokernel.kernel
+    def minus(p_ref, o_ref):
+        o_ref[...] = p_ref[...] - p_ref[...]
+
+    with pytest.raises(TypeError, match="boolean subtract"):
+        minus(np.ones(3, bool), np.ones(3, bool))
+
+    @picokernel.kernel
+    def big(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 300
+
+    with pytest.raises(OverflowError, match="integer scalar 300 is out of bounds for int8"):
+        big(np.ones(3, np.int8), np.ones(3, np.int8))
+
+
+def test_data_dependent_control_flow():
+    @picokernel.kernel
+    def branchy(x_ref, o_ref):
+        if x_ref[...]:
+            o_ref[...] = x_ref[...]
+
+    with pytest.raises(TypeError, match="no concrete value while tracing"):
+        branchy(f32(3), f32(3))
+
+
+def test_kernel_raising_midway_leaves_a_working_kernel():
+    calls = []
+
+    @picokernel.kernel
+    def flaky(x_ref, o_ref):
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyError("user error midway")
+        o_ref[...] = x_ref[...] + 1
+
+    with pytest.raises(KeyError, match="user error midway"):
+        flaky(f32(3), f32(3))
+    o = np.zeros(3, np.float32)
+    flaky(f32(3), o)
+    assert (o == 2).all()
+    assert flaky.cache_info().entries == 1
+
+
+def test_bad_kernel_functions():
+    with pytest.raises(TypeError, match="parameter 'refs' must be a plain positional parameter"):
+        picokernel.kernel(lambda *refs: None)
+    with pytest.raises(TypeError, match="takes no refs"):
+        picokernel.kernel(lambda: None)
+    with pytest.raises(TypeError, match="expects a function"):
+        picokernel.kernel(42)
+
+
+def test_partial_overlap_with_read_only_memory():
+    x = np.arange(10, dtype=np.float32)
+    x.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        add(x[:-1], x[:-1], x[1:])

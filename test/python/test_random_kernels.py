@@ -1,0 +1,78 @@
+"""Random straight-line kernels agree with NumPy (the original picokernel got
+39% of these wrong by reusing one scratch buffer while it was still live)."""
+
+import numpy as np
+import pytest
+
+import picokernel
+
+OPS = ["+", "-", "*", "/"]
+
+
+def random_kernel(rng, n_inputs):
+    """Source of a kernel with n_inputs refs and one output, computing a
+    random expression DAG that reuses intermediates."""
+    lines = [f"    v{i} = r{i}[...]" for i in range(n_inputs)]
+    values = [f"v{i}" for i in range(n_inputs)]
+    for step in range(int(rng.integers(2, 9))):
+        kind = rng.random()
+        a = values[int(rng.integers(len(values)))]
+        if kind < 0.15:
+            expr = f"-{a}"
+        elif kind < 0.3:
+            scalar = [2, 0.5, -3, 1.25][int(rng.integers(4))]
+            op = OPS[int(rng.integers(3))]
+            expr = f"{a} {op} {scalar}" if rng.random() < 0.5 else f"{scalar} {op} {a}"
+        else:
+            b = values[int(rng.integers(len(values)))]
+            expr = f"{a} {OPS[int(rng.integers(len(OPS)))]} {b}"
+        lines.append(f"    t{step} = {expr}")
+        values.append(f"t{step}")
+    params = ", ".join(f"r{i}" for i in range(n_inputs))
+    body = "\n".join(lines)
+    return (f"def kernel({params}, out):\n{body}\n"
+            f"    out[...] = {values[-1]}\n", values[-1])
+
+
+def run_numpy(source, inputs):
+    class Ref:
+        def __init__(self, array):
+            self.array = array
+
+        def __getitem__(self, key):
+            return self.array
+
+        def __setitem__(self, key, value):
+            self.array[...] = value
+
+    namespace = {}
+    exec(source, namespace)
+    out = Ref(None)
+    captured = {}
+
+    class Out:
+        def __setitem__(self, key, value):
+            captured["value"] = np.asarray(value)
+
+    namespace["kernel"](*[Ref(x) for x in inputs], Out())
+    return captured["value"]
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_random_kernel_matches_numpy(seed):
+    rng = np.random.default_rng(seed)
+    n_inputs = int(rng.integers(1, 5))
+    dtype = [np.float32, np.float64][seed % 2]
+    source, _ = random_kernel(rng, n_inputs)
+    shapes = [(3, 5), (5,), (1, 5), (3, 1), ()]
+    inputs = [rng.standard_normal(shapes[int(rng.integers(len(shapes)))]).astype(dtype)
+              for _ in range(n_inputs)]
+    inputs[0] = rng.standard_normal((3, 5)).astype(dtype)
+    with np.errstate(all="ignore"):
+        expected = run_numpy(source, inputs)
+    namespace = {}
+    exec(source, namespace)
+    compiled = picokernel.kernel(namespace["kernel"])
+    out = np.empty(expected.shape, expected.dtype)
+    compiled(*inputs, out)
+    np.testing.assert_array_equal(out, expected, err_msg=source)
