@@ -16,6 +16,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/OptimizationLevel.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -35,6 +38,38 @@ double secondsSince(Clock::time_point start) {
 
 std::string errorText(llvm::Error error) {
   return llvm::toString(std::move(error));
+}
+
+/// LLVM's default O`level` pipeline for `machine`, but without loop
+/// unrolling: static trip counts would otherwise be unrolled fully (a
+/// 1000-element kernel becomes pages of code and compiles 5x slower), while
+/// vectorization and interleaving already give the loops their speed.
+llvm::Error optimize(llvm::Module &module, llvm::TargetMachine *machine,
+                     unsigned level) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgsccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = false;
+  tuning.LoopVectorization = level > 1;
+  tuning.SLPVectorization = level > 1;
+  llvm::PassBuilder builder(machine, tuning);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgsccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgsccs, modules);
+  llvm::OptimizationLevel optimization =
+      level >= 3   ? llvm::OptimizationLevel::O3
+      : level == 2 ? llvm::OptimizationLevel::O2
+      : level == 1 ? llvm::OptimizationLevel::O1
+                   : llvm::OptimizationLevel::O0;
+  llvm::ModulePassManager pipeline =
+      level == 0 ? builder.buildO0DefaultPipeline(optimization)
+                 : builder.buildPerModuleDefaultPipeline(optimization);
+  pipeline.run(module, modules);
+  return llvm::Error::success();
 }
 
 /// Memref descriptor of a static shape, as int64 words: allocated pointer,
@@ -199,8 +234,10 @@ CompiledKernel::compile(mlir::ModuleOp module,
   if (!machine)
     throw CompileError("compile: cannot create a target machine: " +
                        errorText(machine.takeError()));
-  auto transformer = mlir::makeOptimizingTransformer(options.optLevel, 0,
-                                                     machine->get());
+  llvm::TargetMachine *target = machine->get();
+  auto transformer = [&](llvm::Module *module) {
+    return optimize(*module, target, options.optLevel);
+  };
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = codegenLevel;

@@ -43,7 +43,8 @@ BACKENDS = ("cpu",)
 
 CacheInfo = namedtuple(
     "CacheInfo",
-    "hits misses evictions entries trace_seconds compile_seconds",
+    "hits misses evictions entries trace_seconds compile_seconds "
+    "pipeline_seconds codegen_seconds",
 )
 CacheInfo.__doc__ = "Counters of a kernel's compile cache."
 
@@ -130,7 +131,8 @@ class Kernel(_picokernel.Kernel):
         return None if last is None else KernelIR(*last)
 
     def cache_info(self):
-        """Hits, misses, evictions, entries and time spent compiling."""
+        """Hits, misses, evictions, entries and time spent tracing and
+        compiling (compile = MLIR pass pipeline + LLVM code generation)."""
         return CacheInfo(**self._cache_info())
 
     def __repr__(self):

@@ -128,6 +128,8 @@ public:
     info["entries"] = stats.entries;
     info["trace_seconds"] = stats.traceSeconds;
     info["compile_seconds"] = stats.pipelineSeconds + stats.codegenSeconds;
+    info["pipeline_seconds"] = stats.pipelineSeconds;
+    info["codegen_seconds"] = stats.codegenSeconds;
     return info;
   }
 

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Python peers side by side in one process: NumPy, the seed's out= lowering,
+numexpr, jax.jit (CPU) and picokernel. Writes JSON results for
+bench/report.py (which renders docs/benchmarks.md and the plots).
+
+    python3 bench/run_python.py [--quick] [--output build/bench/python.json]
+"""
+import argparse
+import json
+import os
+import platform
+import time
+
+import numpy as np
+
+import picokernel
+
+try:
+    import numexpr
+except ImportError:  # reported as missing in the tables
+    numexpr = None
+try:
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+except ImportError:
+    jax = None
+
+
+def measure(fn, target=0.15, repeats=7):
+    """Median and spread (max-min over median) of one call's time, from
+    `repeats` timed loops each lasting about target/repeats seconds."""
+    fn()  # warm-up: never fold a compile into a throughput figure
+    number = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        elapsed = time.perf_counter() - start
+        if elapsed > target / repeats or number > 1 << 22:
+            break
+        number *= 4
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number)
+    samples.sort()
+    median = samples[len(samples) // 2]
+    return {"median": median, "spread": (samples[-1] - samples[0]) / median}
+
+
+def first_call(make):
+    """Seconds of the first call of a freshly made callable."""
+    fn = make()
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+#
+# Workloads: each builds its variants for given arrays.
+#
+
+def fma_variants(n, dtype):
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.standard_normal(n).astype(dtype) for _ in range(3))
+    o = np.empty_like(a)
+    buf = np.empty_like(a)
+
+    @picokernel.kernel
+    def fma(a_ref, b_ref, c_ref, o_ref):
+        o_ref[...] = a_ref[...] * b_ref[...] + c_ref[...]
+
+    def numpy_line():
+        o[...] = a * b + c
+
+    def seed_lowering():
+        np.multiply(a, b, out=buf)
+        np.add(buf, c, out=o)
+
+    variants = {
+        "picokernel": lambda: fma(a, b, c, o),
+        "numpy": numpy_line,
+        "seed out=": seed_lowering,
+    }
+    if numexpr:
+        scope = {"a": a, "b": b, "c": c}
+        variants["numexpr"] = lambda: numexpr.evaluate(
+            "a * b + c", local_dict=scope, out=o)
+    if jax:
+        f = jax.jit(lambda x, y, z: x * y + z)
+        ja, jb, jc = (jnp.asarray(x) for x in (a, b, c))
+        variants["jax.jit"] = lambda: f(ja, jb, jc).block_until_ready()
+    check = a * b + c
+    fma(a, b, c, o)
+    assert np.array_equal(o, check)
+    return variants, 4 * a.itemsize
+
+
+def sum_product_variants(n, dtype):
+    rng = np.random.default_rng(1)
+    a, b, c, d = (rng.standard_normal(n).astype(dtype) for _ in range(4))
+    o = np.empty_like(a)
+
+    @picokernel.kernel
+    def sum_product(a_ref, b_ref, c_ref, d_ref, o_ref):
+        o_ref[...] = (a_ref[...] + b_ref[...]) * (c_ref[...] + d_ref[...])
+
+    def numpy_line():
+        o[...] = (a + b) * (c + d)
+
+    variants = {"picokernel": lambda: sum_product(a, b, c, d, o),
+                "numpy": numpy_line}
+    if numexpr:
+        scope = {"a": a, "b": b, "c": c, "d": d}
+        variants["numexpr"] = lambda: numexpr.evaluate(
+            "(a + b) * (c + d)", local_dict=scope, out=o)
+    if jax:
+        f = jax.jit(lambda w, x, y, z: (w + x) * (y + z))
+        js = [jnp.asarray(x) for x in (a, b, c, d)]
+        variants["jax.jit"] = lambda: f(*js).block_until_ready()
+    return variants, 5 * a.itemsize
+
+
+def chain_expression(ops):
+    """x op ... with `ops` binary ops alternating `* b` and `+ c`."""
+    text = "a"
+    for i in range(ops):
+        text = f"({text} * b)" if i % 2 == 0 else f"({text} + c)"
+    return text
+
+
+def chain_variants(n, dtype, ops):
+    rng = np.random.default_rng(2)
+    a, b, c = (rng.standard_normal(n).astype(dtype) * 0.5 for _ in range(3))
+    o = np.empty_like(a)
+    expression = chain_expression(ops)
+    namespace = {}
+    exec(f"def chain(a_ref, b_ref, c_ref, o_ref):\n"
+         f"    a, b, c = a_ref[...], b_ref[...], c_ref[...]\n"
+         f"    o_ref[...] = {expression}\n", namespace)
+    kernel = picokernel.kernel(namespace["chain"])
+    scope = {"a": a, "b": b, "c": c}
+
+    def numpy_line():
+        o[...] = eval(compiled, scope)
+
+    compiled = compile(expression, "<chain>", "eval")
+    variants = {"picokernel": lambda: kernel(a, b, c, o), "numpy": numpy_line}
+    if numexpr:
+        variants["numexpr"] = lambda: numexpr.evaluate(
+            expression, local_dict=scope, out=o)
+    if jax:
+        f = jax.jit(eval(f"lambda a, b, c: {expression}"))
+        ja, jb, jc = (jnp.asarray(x) for x in (a, b, c))
+        variants["jax.jit"] = lambda: f(ja, jb, jc).block_until_ready()
+    return variants
+
+
+def matmul_variants(n):
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(2))
+    o = np.empty((n, n), np.float32)
+
+    @picokernel.kernel
+    def mm(a_ref, b_ref, o_ref):
+        o_ref[...] = a_ref[...] @ b_ref[...]
+
+    def numpy_matmul():
+        np.matmul(a, b, out=o)
+
+    return {"picokernel": lambda: mm(a, b, o), "numpy (BLAS)": numpy_matmul}
+
+
+def compile_times():
+    """First-call seconds for fma at n=1000 (each made fresh)."""
+    a = np.ones(1000, np.float32)
+
+    def make_pk():
+        @picokernel.kernel
+        def fma(a_ref, b_ref, c_ref, o_ref):
+            o_ref[...] = a_ref[...] * b_ref[...] + c_ref[...]
+        return lambda: fma(a, a, a, a)
+
+    times = {"picokernel": sorted(first_call(make_pk) for _ in range(5))[2]}
+    if jax:
+        ja = jnp.asarray(a)
+
+        def make_jax():
+            f = jax.jit(lambda x, y, z: x * y + z)
+            return lambda: f(ja, ja, ja).block_until_ready()
+        times["jax.jit"] = sorted(first_call(make_jax) for _ in range(5))[2]
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer sizes (a smoke run)")
+    parser.add_argument("--output", default="build/bench/python.json")
+    args = parser.parse_args()
+
+    sizes = [4, 1000, 100_000, 1_000_000, 10_000_000, 30_000_000]
+    if args.quick:
+        sizes = [4, 1000, 100_000]
+    results = {
+        "machine": {
+            "cpu": platform.processor() or platform.machine(),
+            "threads": os.cpu_count(),
+            "numpy": np.__version__,
+            "numexpr": numexpr.__version__ if numexpr else None,
+            "numexpr_threads": numexpr.get_num_threads() if numexpr else None,
+            "jax": jax.__version__ if jax else None,
+        },
+        "fma": [], "sum_product": [], "chain": [], "matmul": [],
+    }
+    for dtype in (np.float32, np.float64):
+        for n in sizes if dtype == np.float32 else sizes[::2]:
+            variants, bytes_per_element = fma_variants(n, dtype)
+            row = {"n": n, "dtype": np.dtype(dtype).name,
+                   "bytes_per_element": bytes_per_element, "times": {}}
+            for name, fn in variants.items():
+                row["times"][name] = measure(fn)
+            results["fma"].append(row)
+            print("fma", row["dtype"], n,
+                  {k: f"{v['median'] * 1e6:.2f}us" for k, v in row["times"].items()},
+                  flush=True)
+    for n in sizes:
+        variants, bytes_per_element = sum_product_variants(n, np.float32)
+        row = {"n": n, "dtype": "float32", "bytes_per_element": bytes_per_element,
+               "times": {name: measure(fn) for name, fn in variants.items()}}
+        results["sum_product"].append(row)
+        print("sum_product", n, flush=True)
+    chain_n = 1_000_000 if args.quick else 10_000_000
+    for ops in (1, 2, 4, 8, 16):
+        variants = chain_variants(chain_n, np.float32, ops)
+        results["chain"].append({"ops": ops, "n": chain_n, "times": {
+            name: measure(fn) for name, fn in variants.items()}})
+        print("chain", ops, flush=True)
+    for n in ([64, 128] if args.quick else [64, 128, 256, 512, 1024]):
+        variants = matmul_variants(n)
+        results["matmul"].append({"n": n, "times": {
+            name: measure(fn) for name, fn in variants.items()}})
+        print("matmul", n, flush=True)
+    results["first_call_seconds"] = compile_times()
+
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    with open(args.output, "w") as f:
+        json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
