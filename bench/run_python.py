@@ -28,28 +28,51 @@ except ImportError:
     jax = None
 
 
-def measure(fn, target=0.15, repeats=7):
-    """Median and spread (max-min over median) of one call's time, from
-    `repeats` timed loops each lasting about target/repeats seconds."""
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def calibrate(fn, target):
+    """Calls per timed loop so that one loop lasts about `target` seconds."""
     fn()  # warm-up: never fold a compile into a throughput figure
     number = 1
     while True:
         start = time.perf_counter()
         for _ in range(number):
             fn()
-        elapsed = time.perf_counter() - start
-        if elapsed > target / repeats or number > 1 << 22:
-            break
+        if time.perf_counter() - start > target or number > 1 << 22:
+            return number
         number *= 4
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        samples.append((time.perf_counter() - start) / number)
-    samples.sort()
-    median = samples[len(samples) // 2]
-    return {"median": median, "spread": (samples[-1] - samples[0]) / median}
+
+
+def measure_all(variants, target=0.02, repeats=7):
+    """Median and spread ((max - min) / median) of one call's time for each
+    variant. The repetitions of all variants are interleaved, in a rotating
+    order, so that drifting memory bandwidth on a shared machine affects
+    every variant alike."""
+    names = list(variants)
+    numbers = {name: calibrate(variants[name], target) for name in names}
+    samples = {name: [] for name in names}
+    for repeat in range(repeats):
+        for name in names[repeat % len(names):] + names[:repeat % len(names)]:
+            fn, number = variants[name], numbers[name]
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            samples[name].append((time.perf_counter() - start) / number)
+    results = {}
+    for name, times in samples.items():
+        times.sort()
+        median = times[len(times) // 2]
+        results[name] = {"median": median, "spread": (times[-1] - times[0]) / median}
+    return results
 
 
 def first_call(make):
@@ -208,7 +231,7 @@ def main():
         sizes = [4, 1000, 100_000]
     results = {
         "machine": {
-            "cpu": platform.processor() or platform.machine(),
+            "cpu": cpu_model(),
             "threads": os.cpu_count(),
             "numpy": np.__version__,
             "numexpr": numexpr.__version__ if numexpr else None,
@@ -221,9 +244,8 @@ def main():
         for n in sizes if dtype == np.float32 else sizes[::2]:
             variants, bytes_per_element = fma_variants(n, dtype)
             row = {"n": n, "dtype": np.dtype(dtype).name,
-                   "bytes_per_element": bytes_per_element, "times": {}}
-            for name, fn in variants.items():
-                row["times"][name] = measure(fn)
+                   "bytes_per_element": bytes_per_element,
+                   "times": measure_all(variants)}
             results["fma"].append(row)
             print("fma", row["dtype"], n,
                   {k: f"{v['median'] * 1e6:.2f}us" for k, v in row["times"].items()},
@@ -231,19 +253,18 @@ def main():
     for n in sizes:
         variants, bytes_per_element = sum_product_variants(n, np.float32)
         row = {"n": n, "dtype": "float32", "bytes_per_element": bytes_per_element,
-               "times": {name: measure(fn) for name, fn in variants.items()}}
+               "times": measure_all(variants)}
         results["sum_product"].append(row)
         print("sum_product", n, flush=True)
     chain_n = 1_000_000 if args.quick else 10_000_000
     for ops in (1, 2, 4, 8, 16):
         variants = chain_variants(chain_n, np.float32, ops)
-        results["chain"].append({"ops": ops, "n": chain_n, "times": {
-            name: measure(fn) for name, fn in variants.items()}})
+        results["chain"].append({"ops": ops, "n": chain_n,
+                                 "times": measure_all(variants)})
         print("chain", ops, flush=True)
     for n in ([64, 128] if args.quick else [64, 128, 256, 512, 1024]):
         variants = matmul_variants(n)
-        results["matmul"].append({"n": n, "times": {
-            name: measure(fn) for name, fn in variants.items()}})
+        results["matmul"].append({"n": n, "times": measure_all(variants)})
         print("matmul", n, flush=True)
     results["first_call_seconds"] = compile_times()
 
