@@ -9,7 +9,10 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -66,6 +69,37 @@ void mlir::pk::buildPkCpuPipeline(OpPassManager &pm,
     buildCpuStage(pm, stage, options);
 }
 
+void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
+                                      const SpirvPipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  PkTileParallelLoopsForGpuOptions tiling;
+  tiling.workgroupSize = options.workgroupSize;
+  pm.addNestedPass<func::FuncOp>(createPkTileParallelLoopsForGpu(tiling));
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  // Shapes are static: index computations fold into the kernels, so that
+  // only array buffers remain as kernel arguments.
+  pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  PkPrepareSpirvKernelsOptions prepare;
+  prepare.vulkanVersion = options.vulkanVersion;
+  pm.addPass(createPkPrepareSpirvKernels(prepare));
+  pm.addPass(createConvertGPUToSPIRVPass());
+  OpPassManager &spirvModule = pm.nest<spirv::ModuleOp>();
+  spirvModule.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  spirvModule.addPass(spirv::createSPIRVUpdateVCEPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::pk::buildPkSpirvPipeline(OpPassManager &pm,
+                                    const SpirvPipelineOptions &options) {
+  buildPkToLinalgPipeline(pm);
+  buildPkFusionPipeline(pm);
+  buildPkBufferizationPipeline(pm);
+  buildPkToSpirvPipeline(pm, options);
+}
+
 const std::vector<std::string> &mlir::pk::cpuStageNames() {
   static const std::vector<std::string> names = {"linalg", "fused",
                                                  "bufferized", "llvm"};
@@ -107,4 +141,12 @@ void mlir::pk::registerPkPipelines() {
   PassPipelineRegistration<CpuPipelineOptions>(
       "pk-cpu-pipeline", "pk kernels all the way to the LLVM dialect",
       buildPkCpuPipeline);
+  PassPipelineRegistration<SpirvPipelineOptions>(
+      "pk-to-spirv-pipeline",
+      "bufferized linalg to GPU kernels in a spirv.module (stage 'spirv')",
+      buildPkToSpirvPipeline);
+  PassPipelineRegistration<SpirvPipelineOptions>(
+      "pk-spirv-pipeline",
+      "pk kernels to SPIR-V kernels for Vulkan, plus their host function",
+      buildPkSpirvPipeline);
 }

@@ -30,6 +30,18 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(1 << 15)};
 };
 
+struct SpirvPipelineOptions : public PassPipelineOptions<SpirvPipelineOptions> {
+  Option<int64_t> workgroupSize{
+      *this, "workgroup-size",
+      llvm::cl::desc("Threads per workgroup (the tile size of the innermost "
+                     "parallel dimension)"),
+      llvm::cl::init(64)};
+  Option<std::string> vulkanVersion{
+      *this, "vulkan-version",
+      llvm::cl::desc("Target Vulkan version: 1.0, 1.1, 1.2 or 1.3"),
+      llvm::cl::init("1.1")};
+};
+
 void buildPkToLinalgPipeline(OpPassManager &pm);
 void buildPkFusionPipeline(OpPassManager &pm);
 void buildPkBufferizationPipeline(OpPassManager &pm);
@@ -37,13 +49,23 @@ void buildPkToLLVMPipeline(OpPassManager &pm, const CpuPipelineOptions &options)
 /// All four stages.
 void buildPkCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
+/// Bufferized linalg to GPU kernels in one spirv.module (plus the host
+/// function launching them): parallel loops tiled into workgroups,
+/// gpu.launch, outlining, entry-point ABI and target environment,
+/// convert-gpu-to-spirv, ABI lowering and VCE update.
+void buildPkToSpirvPipeline(OpPassManager &pm,
+                            const SpirvPipelineOptions &options);
+/// linalg, fused, bufferized, then the SPIR-V stage.
+void buildPkSpirvPipeline(OpPassManager &pm,
+                          const SpirvPipelineOptions &options);
+
 /// The stage names, in order: "linalg", "fused", "bufferized", "llvm".
 const std::vector<std::string> &cpuStageNames();
 /// Adds the passes of one stage (by name) to `pm`; false if unknown.
 bool buildCpuStage(OpPassManager &pm, const std::string &stage,
                    const CpuPipelineOptions &options);
 
-/// Registers --pk-cpu-pipeline and --pk-<stage>-pipeline.
+/// Registers --pk-cpu-pipeline, --pk-spirv-pipeline and the stage pipelines.
 void registerPkPipelines();
 
 } // namespace mlir::pk

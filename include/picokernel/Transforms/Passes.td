@@ -27,4 +27,45 @@ def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
                            "::mlir::arith::ArithDialect"];
 }
 
+def PkTileParallelLoopsForGpu : Pass<"pk-tile-parallel-loops-for-gpu",
+                                     "::mlir::func::FuncOp"> {
+  let summary = "Tile parallel loop nests into workgroups of threads";
+  let description = [{
+    Splits the innermost dimension of every outermost `scf.parallel` into
+    workgroups of `workgroup-size` threads (fewer when the dimension is
+    smaller), leaving the other dimensions one workgroup per index, and marks
+    the result for `convert-parallel-loops-to-gpu`: workgroups map to block
+    ids (x for the tiled dimension, then y and z), threads to thread id x.
+    Shapes are static, so a kernel's grid is known at compile time; grids
+    beyond a device's per-dimension limit are split by the runtime.
+  }];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
+           "Threads per workgroup">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def PkPrepareSpirvKernels : Pass<"pk-prepare-spirv-kernels",
+                                 "::mlir::ModuleOp"> {
+  let summary = "Collect outlined GPU kernels for SPIR-V and set their ABI";
+  let description = [{
+    Moves every outlined kernel into one `gpu.module` (so a pk kernel becomes
+    one SPIR-V module with one entry point per dispatch), sets the module's
+    `spirv.target_env` (Vulkan, by `vulkan-version`) and gives each kernel a
+    `spirv.entry_point_abi` with the workgroup size it was tiled for — the
+    attributes `convert-gpu-to-spirv` needs. Integer overflow flags are
+    dropped: they would need an extension before SPIR-V 1.4.
+  }];
+  let options = [
+    Option<"vulkanVersion", "vulkan-version", "std::string",
+           /*default=*/"\"1.1\"", "Target Vulkan version (1.0 to 1.3)">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::spirv::SPIRVDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // PICOKERNEL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,34 @@
+//===- SPIRV.h - pk kernels to SPIR-V, MSL and GLSL -------------*- C++ -*-===//
+
+#ifndef PICOKERNEL_TARGET_SPIRV_H
+#define PICOKERNEL_TARGET_SPIRV_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::pk {
+
+/// Compiles the pk kernel in `module` (rewritten in place) with the SPIR-V
+/// pipeline and serializes its kernels, one entry point per dispatch, into
+/// `binary`. Diagnostics go to the module's context.
+LogicalResult compileToSpirv(ModuleOp module, int64_t workgroupSize,
+                             const std::string &vulkanVersion,
+                             SmallVectorImpl<uint32_t> &binary);
+
+enum class ShadingLanguage { MSL, GLSL };
+
+/// SPIR-V to source through SPIRV-Cross: Metal Shading Language (2.0, every
+/// entry point in one source) or GLSL 450 (one source per entry point).
+FailureOr<std::string> crossCompile(ArrayRef<uint32_t> binary,
+                                    ShadingLanguage language,
+                                    std::string &error);
+
+/// Registers --pk-to-spirv, --pk-to-msl and --pk-to-glsl.
+void registerToSpirvTranslations();
+
+} // namespace mlir::pk
+
+#endif // PICOKERNEL_TARGET_SPIRV_H

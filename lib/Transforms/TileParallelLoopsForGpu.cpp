@@ -1,0 +1,122 @@
+//===- TileParallelLoopsForGpu.cpp - workgroups of threads ----------------===//
+
+#include "picokernel/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::pk {
+#define GEN_PASS_DEF_PKTILEPARALLELLOOPSFORGPU
+#include "picokernel/Transforms/Passes.h.inc"
+} // namespace mlir::pk
+
+using namespace mlir;
+
+namespace {
+
+struct TileParallelLoopsForGpuPass
+    : public mlir::pk::impl::PkTileParallelLoopsForGpuBase<
+          TileParallelLoopsForGpuPass> {
+  using PkTileParallelLoopsForGpuBase::PkTileParallelLoopsForGpuBase;
+
+  void runOnOperation() override {
+    if (workgroupSize < 1) {
+      getOperation().emitError("workgroup-size must be positive");
+      return signalPassFailure();
+    }
+    for (scf::ParallelOp loop : outermostLoops())
+      if (failed(tile(loop)))
+        return signalPassFailure();
+    // Fold the tiles' constant steps and unit dimensions before mapping, so
+    // that the GPU conversion sees constant workgroup sizes.
+    RewritePatternSet patterns(&getContext());
+    for (RegisteredOperationName op : getContext().getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    for (scf::ParallelOp loop : outermostLoops())
+      if (failed(map(loop)))
+        return signalPassFailure();
+  }
+
+  SmallVector<scf::ParallelOp> outermostLoops() {
+    SmallVector<scf::ParallelOp> loops;
+    getOperation().walk([&](scf::ParallelOp loop) {
+      if (!loop->getParentOfType<scf::ParallelOp>())
+        loops.push_back(loop);
+    });
+    return loops;
+  }
+
+  LogicalResult tile(scf::ParallelOp loop) {
+    std::optional<SmallVector<int64_t>> extents = staticExtents(loop);
+    if (!extents)
+      return loop.emitOpError("needs static bounds and steps to map to a GPU");
+    if (loop.getNumLoops() > 3)
+      return loop.emitOpError("has ")
+             << loop.getNumLoops()
+             << " parallel dimensions; at most 3 map to a GPU grid";
+    SmallVector<int64_t> tiles(loop.getNumLoops(), 1);
+    tiles.back() =
+        std::max<int64_t>(1, std::min<int64_t>(workgroupSize, extents->back()));
+    scf::tileParallelLoop(loop, tiles, /*noMinMaxBounds=*/false);
+    return success();
+  }
+
+  /// Workgroups are the outer loop (its innermost dimension on x, the
+  /// others on y and z); threads the nested loop's innermost dimension.
+  LogicalResult map(scf::ParallelOp workgroups) {
+    MLIRContext *context = &getContext();
+    auto dim = [&](gpu::Processor processor) {
+      AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
+      return gpu::ParallelLoopDimMappingAttr::get(context, processor, identity,
+                                                  identity);
+    };
+    scf::ParallelOp threads;
+    for (Operation &op : workgroups.getBody()->getOperations())
+      if (auto nested = dyn_cast<scf::ParallelOp>(op))
+        threads = nested;
+    unsigned rank = workgroups.getNumLoops();
+    auto block = [&](unsigned axis) {
+      return dim(gpu::Processor(static_cast<unsigned>(gpu::Processor::BlockX) +
+                                axis));
+    };
+    SmallVector<gpu::ParallelLoopDimMappingAttr> outer, inner;
+    if (!threads) {
+      // One workgroup per index of the leading dimensions; the innermost
+      // dimension (no larger than a workgroup) is the threads.
+      for (unsigned i = 0; i + 1 < rank; ++i)
+        outer.push_back(block(rank - 2 - i));
+      outer.push_back(dim(gpu::Processor::ThreadX));
+      return gpu::setMappingAttr(workgroups, outer);
+    }
+    for (unsigned i = 0; i < rank; ++i)
+      outer.push_back(block(rank - 1 - i));
+    for (unsigned i = 0; i < threads.getNumLoops(); ++i)
+      inner.push_back(dim(i + 1 == threads.getNumLoops()
+                              ? gpu::Processor::ThreadX
+                              : gpu::Processor::Sequential));
+    if (failed(gpu::setMappingAttr(workgroups, outer)) ||
+        failed(gpu::setMappingAttr(threads, inner)))
+      return workgroups.emitOpError("could not be mapped to the GPU grid");
+    return success();
+  }
+
+  static std::optional<SmallVector<int64_t>> staticExtents(scf::ParallelOp loop) {
+    SmallVector<int64_t> extents;
+    for (auto [lower, upper, step] :
+         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      std::optional<int64_t> lo = getConstantIntValue(lower),
+                             hi = getConstantIntValue(upper),
+                             st = getConstantIntValue(step);
+      if (!lo || !hi || !st || *st <= 0)
+        return std::nullopt;
+      extents.push_back((*hi - *lo + *st - 1) / *st);
+    }
+    return extents;
+  }
+};
+
+} // namespace

@@ -1,0 +1,70 @@
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-tile-parallel-loops-for-gpu{workgroup-size=64}))' --split-input-file --verify-diagnostics | FileCheck %s
+
+// A 1-D loop: workgroups of 64 threads along x (the canonicalizer merges
+// the two tile loops into one with a block and a thread dimension).
+// CHECK-LABEL: func.func @one_dim
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c1024, %c64) step (%c64, %c1)
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+func.func @one_dim(%a: memref<1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  scf.parallel (%i) = (%c0) to (%c1024) step (%c1) {
+    %x = memref.load %a[%i] : memref<1024xf32>
+    memref.store %x, %a[%i] : memref<1024xf32>
+  }
+  return
+}
+
+// -----
+
+// 2-D, not a multiple of 64: rows on block y, column tiles on block x, a
+// bounded thread loop (the GPU conversion guards the last tile).
+// CHECK-LABEL: func.func @two_dims
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c10, %c100) step (%c1, %c64)
+// CHECK: affine.min
+// CHECK: scf.parallel (%{{.*}}) =
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_y, {{.*}}>, #gpu.loop_dim_map<processor = block_x
+func.func @two_dims(%a: memref<10x100xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %c100 = arith.constant 100 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c10, %c100) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<10x100xf32>
+    memref.store %x, %a[%i, %j] : memref<10x100xf32>
+  }
+  return
+}
+
+// -----
+
+// Fewer elements than a workgroup: one workgroup of that many threads.
+// CHECK-LABEL: func.func @small
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c8) step (%c1)
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = thread_x
+func.func @small(%a: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %x = memref.load %a[%i] : memref<8xf32>
+    memref.store %x, %a[%i] : memref<8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @four_dims(%a: memref<2x2x2x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  // expected-error@+1 {{'scf.parallel' op has 4 parallel dimensions; at most 3 map to a GPU grid}}
+  scf.parallel (%i, %j, %k, %l) = (%c0, %c0, %c0, %c0) to (%c2, %c2, %c2, %c2) step (%c1, %c1, %c1, %c1) {
+    %x = memref.load %a[%i, %j, %k, %l] : memref<2x2x2x2xf32>
+    memref.store %x, %a[%i, %j, %k, %l] : memref<2x2x2x2xf32>
+  }
+  return
+}
