@@ -180,6 +180,28 @@ std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
   return text;
 }
 
+Executable::~Executable() = default;
+
+void Executable::describe(mlir::ModuleOp module) {
+  auto kernels = llvm::to_vector(module.getOps<mlir::pk::KernelOp>());
+  if (kernels.size() != 1)
+    throw CompileError("compile: expected a module with one pk.kernel, got " +
+                       std::to_string(kernels.size()));
+  kernelName = kernels.front().getSymName().str();
+  parameters.clear();
+  for (mlir::BlockArgument arg :
+       kernels.front().getBodyBlock().getArguments()) {
+    auto ref = llvm::cast<mlir::pk::RefType>(arg.getType());
+    CompiledParam param{Shape(ref.getShape().begin(), ref.getShape().end()),
+                        *fromMlirType(ref.getElementType())};
+    for (mlir::Operation *user : arg.getUsers()) {
+      param.read |= llvm::isa<mlir::pk::LoadOp>(user);
+      param.written |= llvm::isa<mlir::pk::StoreOp>(user);
+    }
+    parameters.push_back(std::move(param));
+  }
+}
+
 CompiledKernel::~CompiledKernel() = default;
 
 std::unique_ptr<CompiledKernel>
@@ -188,23 +210,11 @@ CompiledKernel::compile(mlir::ModuleOp module,
   mlir::MLIRContext &context = *module.getContext();
   prepareContextForCompilation(context);
 
-  auto kernels = llvm::to_vector(module.getOps<mlir::pk::KernelOp>());
-  if (kernels.size() != 1)
-    throw CompileError("compile: expected a module with one pk.kernel, got " +
-                       std::to_string(kernels.size()));
   std::unique_ptr<CompiledKernel> compiled(new CompiledKernel());
-  compiled->kernelName = kernels.front().getSymName().str();
-  for (mlir::BlockArgument arg : kernels.front().getBodyBlock().getArguments()) {
-    auto ref = llvm::cast<mlir::pk::RefType>(arg.getType());
-    CompiledParam param{Shape(ref.getShape().begin(), ref.getShape().end()),
-                        *fromMlirType(ref.getElementType())};
-    for (mlir::Operation *user : arg.getUsers()) {
-      param.read |= llvm::isa<mlir::pk::LoadOp>(user);
-      param.written |= llvm::isa<mlir::pk::StoreOp>(user);
-    }
+  compiled->describe(module);
+  for (const CompiledParam &param : compiled->parameters) {
     compiled->descriptorOffsets.push_back(compiled->descriptorTemplate.size());
     appendDescriptor(compiled->descriptorTemplate, param.shape);
-    compiled->parameters.push_back(std::move(param));
   }
 
   // pk -> LLVM dialect.

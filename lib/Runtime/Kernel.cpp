@@ -72,7 +72,7 @@ std::vector<KeyEntry> decodeKey(KeyView key) {
 } // namespace
 
 struct CacheEntry {
-  std::shared_future<std::shared_ptr<const CompiledKernel>> compiled;
+  std::shared_future<std::shared_ptr<const Executable>> compiled;
   std::atomic<uint64_t> lastUse{0};
 };
 
@@ -85,7 +85,7 @@ struct HitMemo {
   uint64_t generation = 0;
   llvm::SmallVector<int64_t, 64> key;
   std::shared_ptr<CacheEntry> entry;
-  std::shared_ptr<const CompiledKernel> compiled;
+  std::shared_ptr<const Executable> compiled;
 };
 thread_local HitMemo hitMemo;
 
@@ -249,7 +249,7 @@ public:
 
   /// The compiled kernel for `key`: from this thread's memo, the map, or a
   /// new compile (once per key, however many threads ask).
-  const CompiledKernel &lookup(KeyView key, std::span<const ArrayView> arrays,
+  const Executable &lookup(KeyView key, std::span<const ArrayView> arrays,
                                llvm::ArrayRef<int> aliasOf) {
     HitMemo &memo = hitMemo;
     if (memo.cacheId == id &&
@@ -267,7 +267,7 @@ public:
       if (found != entries.end())
         entry = found->second;
     }
-    std::shared_ptr<const CompiledKernel> compiled =
+    std::shared_ptr<const Executable> compiled =
         entry ? hitEntry(*entry) : compile(key, arrays, aliasOf);
     if (entry) {
       memo.cacheId = id;
@@ -284,7 +284,7 @@ public:
   }
 
   /// A hit: counts it and waits if another thread is still compiling it.
-  std::shared_ptr<const CompiledKernel> hitEntry(CacheEntry &entry) {
+  std::shared_ptr<const Executable> hitEntry(CacheEntry &entry) {
     entry.lastUse.store(tick(), std::memory_order_relaxed);
     return entry.compiled.get();
   }
@@ -292,10 +292,10 @@ public:
   /// Counts a hit; its count doubles as the LRU clock.
   uint64_t tick() { return hits.fetch_add(1, std::memory_order_relaxed); }
 
-  std::shared_ptr<const CompiledKernel>
+  std::shared_ptr<const Executable>
   compile(KeyView key, std::span<const ArrayView> arrays,
           llvm::ArrayRef<int> aliasOf) {
-    std::promise<std::shared_ptr<const CompiledKernel>> promise;
+    std::promise<std::shared_ptr<const Executable>> promise;
     std::shared_ptr<CacheEntry> entry;
     std::string reason;
     {
@@ -333,8 +333,12 @@ public:
       mlir::OwningOpRef<mlir::ModuleOp> module = traceFor(sig);
       double traced =
           std::chrono::duration<double>(Clock::now() - start).count();
-      std::shared_ptr<const CompiledKernel> compiled =
-          CompiledKernel::compile(*module, options.compile);
+      std::shared_ptr<const Executable> compiled =
+          options.backend == Backend::Vulkan
+              ? std::shared_ptr<const Executable>(
+                    VulkanKernel::compile(*module, options.vulkan))
+              : std::shared_ptr<const Executable>(
+                    CompiledKernel::compile(*module, options.compile));
       {
         std::lock_guard<std::mutex> lock(statsMutex);
         traceSeconds += traced;
@@ -378,13 +382,13 @@ public:
   }
 
   /// The compiled kernel for `arrays`, and each array's parameter index.
-  const CompiledKernel &
+  const Executable &
   prepare(std::span<const ArrayView> arrays, llvm::SmallVectorImpl<int> &param,
           llvm::SmallVectorImpl<std::pair<int, int>> &partialOverlaps) {
     llvm::SmallVector<int64_t, 64> key;
     llvm::SmallVector<int, 16> aliasOf;
     analyze(arrays, key, aliasOf, partialOverlaps);
-    const CompiledKernel &compiled =
+    const Executable &compiled =
         lookup(KeyView(key.data(), key.size()), arrays, aliasOf);
     param.resize(arrays.size());
     int next = 0;
@@ -396,7 +400,7 @@ public:
   void call(std::span<const ArrayView> arrays) {
     llvm::SmallVector<int, 16> param;
     llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
-    const CompiledKernel &compiled = prepare(arrays, param, partialOverlaps);
+    const Executable &compiled = prepare(arrays, param, partialOverlaps);
     const auto &params = compiled.params();
     llvm::SmallVector<void *, 16> data(params.size());
     for (size_t i = 0; i < arrays.size(); ++i) {
@@ -419,7 +423,7 @@ public:
   std::vector<bool> written(std::span<const ArrayView> arrays) {
     llvm::SmallVector<int, 16> param;
     llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
-    const CompiledKernel &compiled = prepare(arrays, param, partialOverlaps);
+    const Executable &compiled = prepare(arrays, param, partialOverlaps);
     std::vector<bool> result;
     for (int index : param)
       result.push_back(compiled.params()[index].written);
@@ -476,14 +480,14 @@ private:
   std::atomic<uint64_t> hits{0}, misses{0}, evictions{0}, generation{0};
   /// Keeps a kernel compiled by this thread alive while it runs (it may be
   /// evicted by others meanwhile).
-  static thread_local std::shared_ptr<const CompiledKernel> lastCompiledKernel;
+  static thread_local std::shared_ptr<const Executable> lastCompiledKernel;
   mutable std::mutex statsMutex;
   double traceSeconds = 0, pipelineSeconds = 0, codegenSeconds = 0;
 
   friend class pk::Kernel;
 };
 
-thread_local std::shared_ptr<const CompiledKernel>
+thread_local std::shared_ptr<const Executable>
     KernelCache::lastCompiledKernel;
 
 } // namespace detail

@@ -35,11 +35,13 @@ __all__ = [
     "kernel",
     "stages",
     "trace_kernel",
+    "vulkan_available",
+    "vulkan_device",
 ]
 
 __version__ = "0.1.0"
 
-BACKENDS = ("cpu",)
+BACKENDS = ("cpu", "vulkan")
 
 CacheInfo = namedtuple(
     "CacheInfo",
@@ -47,6 +49,17 @@ CacheInfo = namedtuple(
     "pipeline_seconds codegen_seconds",
 )
 CacheInfo.__doc__ = "Counters of a kernel's compile cache."
+
+
+def vulkan_available():
+    """(True, "") if a Vulkan device can run kernels, else (False, why)."""
+    return _picokernel.vulkan_available()
+
+
+def vulkan_device():
+    """The name of the Vulkan device that backend='vulkan' kernels run on
+    (PK_VULKAN_DEVICE picks one: an index or part of its name)."""
+    return _picokernel.vulkan_device()
 
 
 def stages():
@@ -97,14 +110,15 @@ class Kernel(_picokernel.Kernel):
     ``k(a, b, o)`` writes into ``o`` and returns None."""
 
     def __init__(self, fn, *, backend="cpu", parallel_threshold=1 << 15,
-                 max_cache_entries=64):
+                 max_cache_entries=64, workgroup_size=64):
         if backend not in BACKENDS:
             raise ValueError(
                 f"unknown backend {backend!r}; available: {', '.join(map(repr, BACKENDS))}"
             )
         names = _param_names(fn)
         super().__init__(fn, getattr(fn, "__name__", "kernel"), names,
-                         int(parallel_threshold), int(max_cache_entries))
+                         int(parallel_threshold), int(max_cache_entries),
+                         backend, int(workgroup_size))
         self.backend = backend
         self.__name__ = self.name
         self.__doc__ = getattr(fn, "__doc__", None)
@@ -142,8 +156,11 @@ class Kernel(_picokernel.Kernel):
 def kernel(fn=None, *, backend="cpu", **options):
     """Decorator: ``@picokernel.kernel`` or ``@picokernel.kernel(backend=...)``.
 
-    Options: ``parallel_threshold`` (loop iterations from which a kernel
-    runs on all cores) and ``max_cache_entries`` (compiled variants kept).
+    Backends: ``"cpu"`` (the default: LLVM JIT for this CPU) and ``"vulkan"``
+    (SPIR-V on a Vulkan device: any GPU driver, or lavapipe on the CPU).
+    Options: ``parallel_threshold`` (CPU: loop iterations from which a kernel
+    runs on all cores), ``workgroup_size`` (Vulkan: threads per workgroup)
+    and ``max_cache_entries`` (compiled variants kept).
     """
     if fn is None:
         return lambda f: Kernel(f, backend=backend, **options)

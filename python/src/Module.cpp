@@ -31,10 +31,12 @@ class PyKernel {
 public:
   PyKernel(nb::callable function, std::string name,
            std::vector<std::string> paramNames, int64_t parallelThreshold,
-           size_t maxCacheEntries)
+           size_t maxCacheEntries, const std::string &backend,
+           int64_t workgroupSize)
       : function(function), paramNames(paramNames),
         kernel(name, makeBody(), std::move(paramNames),
-               options(parallelThreshold, maxCacheEntries)) {}
+               options(parallelThreshold, maxCacheEntries, backend,
+                       workgroupSize)) {}
 
   // A kernel's function usually refers back to the kernel through its
   // module's globals: let Python's cycle collector see that reference.
@@ -139,10 +141,21 @@ public:
 
 private:
   static KernelOptions options(int64_t parallelThreshold,
-                               size_t maxCacheEntries) {
+                               size_t maxCacheEntries,
+                               const std::string &backend,
+                               int64_t workgroupSize) {
     KernelOptions options;
     options.compile.parallelThreshold = parallelThreshold;
     options.maxCacheEntries = maxCacheEntries;
+    if (backend == "vulkan")
+      options.backend = Backend::Vulkan;
+    else if (backend != "cpu")
+      throw nb::value_error(("unknown backend '" + backend +
+                             "'; available: 'cpu', 'vulkan'")
+                                .c_str());
+    if (workgroupSize < 1)
+      throw nb::value_error("workgroup_size must be positive");
+    options.vulkan.workgroupSize = workgroupSize;
     return options;
   }
 
@@ -327,6 +340,8 @@ void translateErrors(const std::exception_ptr &error, void *) {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const CompileError &e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (const VulkanError &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
   }
 }
 
@@ -349,10 +364,11 @@ NB_MODULE(_picokernel, m) {
                        "A kernel compiled on first use for each combination "
                        "of shapes and dtypes.")
       .def(nb::init<nb::callable, std::string, std::vector<std::string>,
-                    int64_t, size_t>(),
+                    int64_t, size_t, const std::string &, int64_t>(),
            nb::arg("function"), nb::arg("name"), nb::arg("param_names"),
            nb::arg("parallel_threshold") = int64_t(1) << 15,
-           nb::arg("max_cache_entries") = size_t(64))
+           nb::arg("max_cache_entries") = size_t(64),
+           nb::arg("backend") = "cpu", nb::arg("workgroup_size") = int64_t(64))
       .def("__call__", &PyKernel::call,
            "Runs the kernel on NumPy arrays (the last one is the output); "
            "returns None.")
@@ -365,6 +381,13 @@ NB_MODULE(_picokernel, m) {
       .def_prop_ro("function", &PyKernel::pythonFunction);
 
   m.def("_trace_function", &traceFunction);
+  m.def("vulkan_device", [] { return vulkanDeviceName(); },
+        "The Vulkan device kernels with backend='vulkan' run on.");
+  m.def("vulkan_available", [] {
+    std::string why;
+    bool available = vulkanAvailable(&why);
+    return std::make_pair(available, why);
+  });
   m.def("stages", [] { return stageNames(); },
         "The names of the compilation stages, in order.");
 }

@@ -68,37 +68,51 @@ const std::vector<std::string> &stageNames();
 std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
                          const CompileOptions &options = {});
 
+/// A kernel compiled for some target, ready to run on arrays of the shapes
+/// and dtypes it was compiled for.
+class Executable {
+public:
+  virtual ~Executable();
+  /// Runs the kernel on `data[i]`, the data of parameter i: contiguous
+  /// arrays of exactly the compiled shapes and dtypes.
+  virtual void run(void *const *data) const = 0;
+
+  const std::string &name() const { return kernelName; }
+  const std::vector<CompiledParam> &params() const { return parameters; }
+  const CompileTimes &times() const { return compileTimes; }
+
+protected:
+  /// Reads the name and parameters of the one pk.kernel in `module`.
+  void describe(mlir::ModuleOp module);
+
+  std::string kernelName;
+  std::vector<CompiledParam> parameters;
+  CompileTimes compileTimes;
+};
+
 /// One kernel compiled to machine code for the host CPU.
-class CompiledKernel {
+class CompiledKernel : public Executable {
 public:
   /// Compiles the one pk.kernel in `module`, which the pipeline rewrites in
   /// place. Throws CompileError.
   static std::unique_ptr<CompiledKernel>
   compile(mlir::ModuleOp module, const CompileOptions &options = {});
-  ~CompiledKernel();
+  ~CompiledKernel() override;
 
-  /// Runs the kernel on `data[i]`, the data of parameter i: contiguous
-  /// arrays of exactly the compiled shapes and dtypes.
-  void run(void *const *data) const;
+  void run(void *const *data) const override;
 
-  const std::string &name() const { return kernelName; }
-  const std::vector<CompiledParam> &params() const { return parameters; }
-  const CompileTimes &times() const { return compileTimes; }
   /// Whether the kernel runs its large loops on all cores.
   bool usesThreads() const { return threaded; }
 
 private:
   CompiledKernel() = default;
 
-  std::string kernelName;
-  std::vector<CompiledParam> parameters;
   /// Memref descriptors for every parameter, laid end to end: pointers and
   /// offset to patch per call, static sizes and strides filled in once.
   std::vector<int64_t> descriptorTemplate;
   std::vector<size_t> descriptorOffsets;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   void (*entry)(void **) = nullptr;
-  CompileTimes compileTimes;
   bool threaded = false;
 };
 

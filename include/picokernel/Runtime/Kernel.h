@@ -27,6 +27,7 @@
 
 #include "picokernel/Frontend/Trace.h"
 #include "picokernel/Runtime/Jit.h"
+#include "picokernel/Runtime/Vulkan.h"
 
 #include <functional>
 #include <initializer_list>
@@ -63,8 +64,13 @@ public:
   using ArgumentError::ArgumentError;
 };
 
+/// Where compiled kernels run.
+enum class Backend { CPU, Vulkan };
+
 struct KernelOptions {
-  CompileOptions compile;
+  Backend backend = Backend::CPU;
+  CompileOptions compile;       ///< for Backend::CPU
+  VulkanOptions vulkan;         ///< for Backend::Vulkan
   /// Compiled variants kept at most; the least recently used goes first.
   size_t maxCacheEntries = 64;
 };

@@ -1,0 +1,63 @@
+//===- Vulkan.h - run pk kernels through Vulkan -----------------*- C++ -*-===//
+//
+// A pk kernel compiled with the SPIR-V pipeline runs on a Vulkan device:
+// any GPU driver, or the CPU through Mesa's lavapipe. The host side of the
+// compiled kernel (dispatches, temporaries, copies, constants) becomes one
+// pre-recorded command buffer over device buffers that are created once per
+// compiled kernel; a call copies the inputs in, submits, and copies the
+// outputs back.
+//
+// PK_VULKAN_DEVICE selects the device: an index into the list, or a part of
+// its name ("llvmpipe"); the default is the first discrete GPU, else the
+// first device.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_RUNTIME_VULKAN_H
+#define PICOKERNEL_RUNTIME_VULKAN_H
+
+#include "picokernel/Runtime/Jit.h"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace pk {
+
+/// Vulkan failed; what() names the call and the VkResult.
+class VulkanError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct VulkanOptions {
+  int64_t workgroupSize = 64;
+};
+
+/// The selected device ("llvmpipe (LLVM 15.0.6, 256 bits)"), or throws
+/// VulkanError when there is no usable Vulkan device.
+std::string vulkanDeviceName();
+
+/// Whether a Vulkan device can be used; if not, `why` says why.
+bool vulkanAvailable(std::string *why = nullptr);
+
+class VulkanKernel : public Executable {
+public:
+  /// Compiles the one pk.kernel in `module` (rewritten in place) for the
+  /// selected Vulkan device. Throws CompileError or VulkanError.
+  static std::unique_ptr<VulkanKernel> compile(mlir::ModuleOp module,
+                                               const VulkanOptions &options = {});
+  ~VulkanKernel() override;
+
+  void run(void *const *data) const override;
+
+  struct Impl;
+
+private:
+  VulkanKernel();
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace pk
+
+#endif // PICOKERNEL_RUNTIME_VULKAN_H

@@ -1,0 +1,80 @@
+"""backend="vulkan": the same kernels through SPIR-V on a Vulkan device
+(lavapipe on the CPU in CI) give the CPU backend's results."""
+
+import numpy as np
+import pytest
+
+import picokernel
+
+available, why = picokernel.vulkan_available()
+pytestmark = pytest.mark.skipif(not available, reason=f"no Vulkan device: {why}")
+
+
+def both(fn):
+    return picokernel.kernel(fn), picokernel.kernel(backend="vulkan")(fn)
+
+
+def run(kernel, *arrays):
+    out = np.zeros_like(arrays[-1])
+    kernel(*arrays[:-1], out)
+    return out
+
+
+def test_seed_fma_on_vulkan(rng):
+    def fma(a_ref, b_ref, c_ref, o_ref):
+        o_ref[...] = a_ref[...] * b_ref[...] + c_ref[...]
+
+    cpu, gpu = both(fma)
+    for n in (4, 1000, 300_001):
+        a, b, c = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
+        o = np.empty_like(a)
+        np.testing.assert_array_equal(run(gpu, a, b, c, o), run(cpu, a, b, c, o))
+        np.testing.assert_array_equal(run(gpu, a, b, c, o), a * b + c)
+    assert picokernel.vulkan_device()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_ops_and_broadcasting_on_vulkan(rng, dtype):
+    def ops(x_ref, row_ref, o_ref):
+        x, row = x_ref[...], row_ref[...]
+        o_ref[...] = (x + row) * x - row + (-x)
+
+    cpu, gpu = both(ops)
+    x = rng.integers(-9, 9, (3, 50)).astype(dtype)
+    row = rng.integers(-9, 9, 50).astype(dtype)
+    o = np.empty((3, 50), dtype)
+    np.testing.assert_array_equal(run(gpu, x, row, o), run(cpu, x, row, o))
+
+
+def test_matmul_and_casts_on_vulkan(rng):
+    def affine(x_ref, w_ref, b_ref, o_ref):
+        o_ref[...] = x_ref[...].astype(np.float64) @ w_ref[...] + b_ref[...]
+
+    cpu, gpu = both(affine)
+    x = rng.integers(-5, 5, (4, 8)).astype(np.int16)
+    w = rng.standard_normal((8, 3))
+    b = rng.standard_normal(3)
+    o = np.empty((4, 3))
+    np.testing.assert_allclose(run(gpu, x, w, b, o), run(cpu, x, w, b, o), rtol=1e-12)
+
+
+def test_chain_and_aliasing_on_vulkan(rng):
+    def chain(a_ref, b_ref, o_ref):
+        x = a_ref[...]
+        for _ in range(8):
+            x = x * b_ref[...] + 0.5
+        o_ref[...] = x
+
+    cpu, gpu = both(chain)
+    a, b = (rng.standard_normal(1000).astype(np.float32) * 0.5 for _ in range(2))
+    o = np.empty_like(a)
+    np.testing.assert_array_equal(run(gpu, a, b, o), run(cpu, a, b, o))
+    expected = a.copy()
+    cpu(expected, b, expected)
+    gpu(a, b, a)  # the output is an input
+    np.testing.assert_array_equal(a, expected)
+
+
+def test_unknown_backend():
+    with pytest.raises(ValueError, match="unknown backend 'metal'"):
+        picokernel.kernel(backend="metal")(lambda o_ref: None)
