@@ -58,6 +58,39 @@ void BM_Fma_picokernel(benchmark::State &state) {
   setBytes(state, data.n);
 }
 
+// The same kernel through Vulkan (lavapipe here: a CPU too), with the
+// time split into upload, compute and download.
+void BM_Fma_vulkan(benchmark::State &state) {
+  std::string why;
+  if (!pk::vulkanAvailable(&why)) {
+    state.SkipWithError(("no Vulkan device: " + why).c_str());
+    return;
+  }
+  Data data(state.range(0));
+  pk::KernelOptions options;
+  options.backend = pk::Backend::Vulkan;
+  pk::Kernel fma(
+      "fma",
+      [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
+        o[all] = a[all] * b[all] + c[all];
+      },
+      {"a", "b", "c", "o"}, options);
+  fma(data.arrays);
+  double upload = 0, compute = 0, download = 0;
+  for (auto _ : state) {
+    fma(data.arrays);
+    pk::VulkanRunTimes times = pk::lastVulkanRunTimes();
+    upload += times.uploadSeconds;
+    compute += times.computeSeconds;
+    download += times.downloadSeconds;
+  }
+  double runs = double(state.iterations());
+  state.counters["upload_us"] = upload / runs * 1e6;
+  state.counters["compute_us"] = compute / runs * 1e6;
+  state.counters["download_us"] = download / runs * 1e6;
+  setBytes(state, data.n);
+}
+
 void BM_Fma_fused_loop_1_thread(benchmark::State &state) {
   Data data(state.range(0));
   for (auto _ : state) {
@@ -166,6 +199,7 @@ void sizes(benchmark::internal::Benchmark *bench) {
 
 BENCHMARK(BM_Fma_picokernel)->Apply(sizes);
 BENCHMARK(BM_Fma_fused_loop_1_thread)->Apply(sizes);
+BENCHMARK(BM_Fma_vulkan)->Apply(sizes);
 BENCHMARK(BM_Fma_fused_loop_all_threads)->Apply(sizes);
 BENCHMARK(BM_Fma_two_pass_loop)->Apply(sizes);
 BENCHMARK(BM_Stream_copy)->Arg(30000000)->UseRealTime();

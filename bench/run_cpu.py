@@ -125,6 +125,30 @@ def main():
         f"moves {16 * 30e6 / pk_big:.1f} GB/s: "
         f"{16 * 30e6 / pk_big / triad * 100:.0f}% of triad.",
     ]
+    vulkan = [n for n in sizes if runs.get(f"BM_Fma_vulkan/{n}/real_time")
+              and "error_message" not in runs[f"BM_Fma_vulkan/{n}/real_time"][0]]
+    if vulkan:
+        lines += [
+            "",
+            "## The fma through Vulkan",
+            "",
+            "The same kernel compiled to SPIR-V and run by picokernel's Vulkan runtime "
+            "on this machine's Vulkan device (lavapipe: Mesa's Vulkan on the CPU, so "
+            "\"upload\" and \"download\" are memcpys into and out of its buffers). "
+            "On a discrete GPU the split decides where the GPU wins: compute shrinks, "
+            "transfers cross PCIe.",
+            "",
+            "| n | Vulkan total | upload | compute | download | CPU JIT | Vulkan / CPU JIT |",
+            "|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for n in vulkan:
+            rows = runs[f"BM_Fma_vulkan/{n}/real_time"]
+            total = median(ns(b) for b in rows)
+            up, comp, down = (median(b[k] for b in rows)
+                              for k in ("upload_us", "compute_us", "download_us"))
+            cpu_time = median(ns(b) for b in runs[f"BM_Fma_picokernel/{n}/real_time"])
+            lines.append(f"| {n:,} | {fmt_time(total)} | {up:.1f} µs | {comp:.1f} µs | "
+                         f"{down:.1f} µs | {fmt_time(cpu_time)} | {total / cpu_time:.1f}x |")
     hit = median(ns(b) for b in runs["BM_CacheHitCall"])
     first = runs["BM_FirstCall/iterations:20"]
     first_ms = median(ns(b) for b in first) / 1e6

@@ -41,6 +41,14 @@ std::string vulkanDeviceName();
 /// Whether a Vulkan device can be used; if not, `why` says why.
 bool vulkanAvailable(std::string *why = nullptr);
 
+/// Where the time of this thread's last VulkanKernel::run went.
+struct VulkanRunTimes {
+  double uploadSeconds = 0;   ///< inputs copied into device buffers
+  double computeSeconds = 0;  ///< submit and wait for the dispatches
+  double downloadSeconds = 0; ///< outputs copied back
+};
+VulkanRunTimes lastVulkanRunTimes();
+
 class VulkanKernel : public Executable {
 public:
   /// Compiles the one pk.kernel in `module` (rewritten in place) for the

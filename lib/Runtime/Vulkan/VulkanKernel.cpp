@@ -567,12 +567,25 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
   return kernel;
 }
 
+namespace {
+thread_local VulkanRunTimes lastRun;
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+} // namespace
+
+VulkanRunTimes lastVulkanRunTimes() { return lastRun; }
+
 void VulkanKernel::run(void *const *data) const {
   std::lock_guard<std::mutex> lock(impl->running);
+  auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < parameters.size(); ++i)
     if (parameters[i].read)
       std::memcpy(impl->buffers[i].mapped, data[i],
                   paramBytes(parameters[i]));
+  lastRun.uploadSeconds = secondsSince(start);
+  start = std::chrono::steady_clock::now();
   Device &device = impl->device;
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
@@ -585,9 +598,12 @@ void VulkanKernel::run(void *const *data) const {
   check(vkWaitForFences(device.device, 1, &impl->fence, VK_TRUE, UINT64_MAX),
         "vkWaitForFences");
   check(vkResetFences(device.device, 1, &impl->fence), "vkResetFences");
+  lastRun.computeSeconds = secondsSince(start);
+  start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < parameters.size(); ++i)
     if (parameters[i].written)
       std::memcpy(data[i], impl->buffers[i].mapped, paramBytes(parameters[i]));
+  lastRun.downloadSeconds = secondsSince(start);
 }
 
 } // namespace pk
