@@ -1,6 +1,11 @@
 """backend="vulkan": the same kernels through SPIR-V on a Vulkan device
 (lavapipe on the CPU in CI) give the CPU backend's results."""
 
+import glob
+import os
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -8,6 +13,24 @@ import picokernel
 
 available, why = picokernel.vulkan_available()
 pytestmark = pytest.mark.skipif(not available, reason=f"no Vulkan device: {why}")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def spirv_dump(tmp_path_factory):
+    """Every SPIR-V module this suite compiles is kept, and validated at the
+    end with spirv-val for Vulkan 1.1."""
+    directory = tmp_path_factory.mktemp("spirv")
+    os.environ["PK_SPIRV_DUMP_DIR"] = str(directory)
+    yield directory
+    del os.environ["PK_SPIRV_DUMP_DIR"]
+    modules = sorted(glob.glob(str(directory / "*.spv")))
+    assert modules, "no SPIR-V module was compiled"
+    validator = shutil.which("spirv-val")
+    assert validator, "spirv-val (Debian: spirv-tools) is needed"
+    for module in modules:
+        result = subprocess.run([validator, "--target-env", "vulkan1.1", module],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, f"{module}: {result.stderr}"
 
 
 def both(fn):
@@ -37,12 +60,12 @@ def test_seed_fma_on_vulkan(rng):
 def test_ops_and_broadcasting_on_vulkan(rng, dtype):
     def ops(x_ref, row_ref, o_ref):
         x, row = x_ref[...], row_ref[...]
-        o_ref[...] = (x + row) * x - row + (-x)
+        o_ref[...] = (x + row) * x - row + (-x) + x / (row * row + 1)
 
     cpu, gpu = both(ops)
     x = rng.integers(-9, 9, (3, 50)).astype(dtype)
     row = rng.integers(-9, 9, 50).astype(dtype)
-    o = np.empty((3, 50), dtype)
+    o = np.empty((3, 50), np.float64 if np.issubdtype(dtype, np.integer) else dtype)
     np.testing.assert_array_equal(run(gpu, x, row, o), run(cpu, x, row, o))
 
 

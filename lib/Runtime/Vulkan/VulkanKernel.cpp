@@ -14,6 +14,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -350,6 +351,21 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
   kernel->compileTimes.pipelineSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
   start = Clock::now();
+
+  // PK_SPIRV_DUMP_DIR keeps every compiled module, for spirv-val and
+  // spirv-dis (the tests validate all of them).
+  if (const char *dir = std::getenv("PK_SPIRV_DUMP_DIR"); dir && *dir) {
+    static std::atomic<unsigned> counter{0};
+    std::string path = std::string(dir) + "/" + kernel->kernelName + "-" +
+                       std::to_string(counter++) + ".spv";
+    std::error_code error;
+    llvm::raw_fd_ostream file(path, error);
+    if (error)
+      throw CompileError("compile: cannot write " + path + ": " +
+                         error.message());
+    file.write(reinterpret_cast<const char *>(binary.data()),
+               binary.size() * sizeof(uint32_t));
+  }
 
   auto host = module.lookupSymbol<mlir::func::FuncOp>(kernel->kernelName);
   if (!host)
