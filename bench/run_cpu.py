@@ -7,11 +7,12 @@ docs/performance.md: medians, spread, GB/s and ratios.
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 from collections import defaultdict
 from statistics import median
+
+from machine import cpu_model
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = [
@@ -20,17 +21,6 @@ VARIANTS = [
     ("fused C++ loop, 1 thread", "BM_Fma_fused_loop_1_thread"),
     ("two-pass C++ loop (NumPy-style)", "BM_Fma_two_pass_loop"),
 ]
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def run(binary, repetitions):

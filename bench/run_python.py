@@ -13,6 +13,8 @@ import time
 
 import numpy as np
 
+from machine import cpu_model
+
 import picokernel
 
 try:
@@ -26,17 +28,6 @@ try:
     jax.config.update("jax_enable_x64", True)
 except ImportError:
     jax = None
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def calibrate(fn, target):

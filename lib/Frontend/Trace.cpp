@@ -10,6 +10,7 @@
 
 #include "picokernel/Frontend/Trace.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Support/Diagnostics.h"
 #include "picokernel/Target/Listing.h"
 
 #include "mlir/IR/Builders.h"
@@ -120,9 +121,7 @@ public:
                "parameter '" + argName + "' has a negative dimension in " +
                    "shape " + formatShape(arg.shape));
       // The reason is reported below, in the user's terms.
-      mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) {
-        return mlir::success();
-      });
+      DiagnosticCollector quiet(&context);
       mlir::Type type = mlir::pk::RefType::getChecked(
           [&] { return mlir::emitError(kernelLoc); }, &context,
           llvm::ArrayRef<int64_t>(arg.shape), toMlirType(arg.dtype, context));
@@ -552,17 +551,11 @@ public:
       if (mlir::isOpTriviallyDead(&op))
         op.erase();
 
-    std::string diagnostics;
-    mlir::ScopedDiagnosticHandler handler(
-        builder.getContext(), [&](mlir::Diagnostic &diagnostic) {
-          llvm::raw_string_ostream os(diagnostics);
-          os << diagnostic.getLocation() << ": " << diagnostic.str() << "\n";
-          return mlir::success();
-        });
+    DiagnosticCollector diagnostics(builder.getContext());
     if (mlir::failed(mlir::verify(*module)))
       fail(where, "trace",
            "internal error: the traced kernel does not verify:\n" +
-               diagnostics);
+               diagnostics.text());
     return std::move(module);
   }
 

@@ -4,6 +4,7 @@
 #include "picokernel/Config.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Pipelines/Pipelines.h"
+#include "picokernel/Support/Diagnostics.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -120,18 +121,12 @@ namespace {
 void runPipeline(mlir::ModuleOp module, const std::string &what,
                  llvm::function_ref<void(mlir::OpPassManager &)> build) {
   mlir::MLIRContext &context = *module.getContext();
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(
-      &context, [&](mlir::Diagnostic &diagnostic) {
-        llvm::raw_string_ostream os(diagnostics);
-        os << diagnostic.getLocation() << ": " << diagnostic.str() << "\n";
-        return mlir::success();
-      });
+  DiagnosticCollector diagnostics(&context);
   mlir::PassManager pm(&context);
   build(pm);
   if (mlir::failed(pm.run(module)))
     throw CompileError("compile: the CPU pipeline failed on " + what + ":\n" +
-                       diagnostics);
+                       diagnostics.text());
 }
 
 /// Adds the CPU stages from the first up to `last` (a stage name).

@@ -1,6 +1,7 @@
 //===- VulkanKernel.cpp - run pk kernels through Vulkan -------------------===//
 
 #include "picokernel/Runtime/Vulkan.h"
+#include "picokernel/Support/Diagnostics.h"
 #include "picokernel/Target/SPIRV.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -334,19 +335,13 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
   Impl &impl = *kernel->impl;
   prepareContextForCompilation(*module.getContext());
 
-  std::string diagnostics;
   llvm::SmallVector<uint32_t> binary;
   {
-    mlir::ScopedDiagnosticHandler handler(
-        module.getContext(), [&](mlir::Diagnostic &diagnostic) {
-          llvm::raw_string_ostream os(diagnostics);
-          os << diagnostic.getLocation() << ": " << diagnostic.str() << "\n";
-          return mlir::success();
-        });
+    DiagnosticCollector diagnostics(module.getContext());
     if (mlir::failed(mlir::pk::compileToSpirv(module, options.workgroupSize,
                                               "1.1", binary)))
       throw CompileError("compile: the SPIR-V pipeline failed on kernel '" +
-                         kernel->kernelName + "':\n" + diagnostics);
+                         kernel->kernelName + "':\n" + diagnostics.text());
   }
   kernel->compileTimes.pipelineSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
