@@ -101,3 +101,16 @@ def test_chain_and_aliasing_on_vulkan(rng):
 def test_unknown_backend():
     with pytest.raises(ValueError, match="unknown backend 'metal'"):
         picokernel.kernel(backend="metal")(lambda o_ref: None)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int8, np.int16, np.bool_])
+def test_narrow_dtypes_on_vulkan(dtype):
+    def k(a_ref, b_ref, o_ref):
+        o_ref[...] = a_ref[...] * b_ref[...] + a_ref[...]
+
+    cpu, gpu = both(k)
+    a = (np.arange(100) % 3).astype(dtype)
+    b = (np.arange(100) % 2).astype(dtype)
+    o = np.zeros(100, dtype)
+    np.testing.assert_array_equal(run(gpu, a, b, o), run(cpu, a, b, o))
+    np.testing.assert_array_equal(run(gpu, a, b, o), a * b + a)

@@ -122,16 +122,49 @@ struct Device {
       throw VulkanError(std::string("vulkan: device ") +
                         properties.deviceName + " has no compute queue");
 
-    // The element types kernels store in buffers.
-    VkPhysicalDeviceFeatures features{};
-    vkGetPhysicalDeviceFeatures(physical, &features);
-    VkPhysicalDeviceFeatures enabled{};
-    enabled.shaderInt16 = features.shaderInt16;
-    enabled.shaderInt64 = features.shaderInt64;
-    enabled.shaderFloat64 = features.shaderFloat64;
+    // The element types kernels compute on and store in buffers: enable
+    // whatever the device offers of 8/16-bit arithmetic and storage, and of
+    // 64-bit types (a kernel needing more fails at pipeline creation).
+    std::vector<const char *> extensions;
+    uint32_t extensionCount = 0;
+    vkEnumerateDeviceExtensionProperties(physical, nullptr, &extensionCount,
+                                         nullptr);
+    std::vector<VkExtensionProperties> available(extensionCount);
+    vkEnumerateDeviceExtensionProperties(physical, nullptr, &extensionCount,
+                                         available.data());
+    auto offer = [&](const char *name) {
+      for (const VkExtensionProperties &extension : available)
+        if (std::strcmp(extension.extensionName, name) == 0) {
+          extensions.push_back(name);
+          return true;
+        }
+      return false;
+    };
+    VkPhysicalDeviceShaderFloat16Int8Features float16Int8{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    VkPhysicalDevice8BitStorageFeatures storage8{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
     VkPhysicalDevice16BitStorageFeatures storage16{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
-    storage16.storageBuffer16BitAccess = VK_TRUE;
+    void *chain = &storage16; // core in Vulkan 1.1
+    if (offer(VK_KHR_8BIT_STORAGE_EXTENSION_NAME)) {
+      storage8.pNext = chain;
+      chain = &storage8;
+    }
+    if (offer(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME)) {
+      float16Int8.pNext = chain;
+      chain = &float16Int8;
+    }
+    VkPhysicalDeviceFeatures2 features{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = chain;
+    vkGetPhysicalDeviceFeatures2(physical, &features); // fills the chain too
+    VkPhysicalDeviceFeatures2 enabled{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    enabled.pNext = chain; // enable exactly what is supported
+    enabled.features.shaderInt16 = features.features.shaderInt16;
+    enabled.features.shaderInt64 = features.features.shaderInt64;
+    enabled.features.shaderFloat64 = features.features.shaderFloat64;
 
     float priority = 1.0f;
     VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -139,15 +172,13 @@ struct Device {
     queueInfo.queueCount = 1;
     queueInfo.pQueuePriorities = &priority;
     VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    deviceInfo.pNext = &storage16;
+    deviceInfo.pNext = &enabled;
     deviceInfo.queueCreateInfoCount = 1;
     deviceInfo.pQueueCreateInfos = &queueInfo;
-    deviceInfo.pEnabledFeatures = &enabled;
-    if (vkCreateDevice(physical, &deviceInfo, nullptr, &device) != VK_SUCCESS) {
-      deviceInfo.pNext = nullptr; // retry without 16-bit storage
-      check(vkCreateDevice(physical, &deviceInfo, nullptr, &device),
-            "vkCreateDevice");
-    }
+    deviceInfo.enabledExtensionCount = uint32_t(extensions.size());
+    deviceInfo.ppEnabledExtensionNames = extensions.data();
+    check(vkCreateDevice(physical, &deviceInfo, nullptr, &device),
+          "vkCreateDevice");
     vkGetDeviceQueue(device, queueFamily, 0, &queue);
     VkPipelineCacheCreateInfo cacheInfo{
         VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
