@@ -63,7 +63,8 @@ mlir::MLIRContext &defaultContext() {
 
 namespace detail {
 
-enum class BinaryKind { Add, Sub, Mul, Div };
+enum class BinaryKind { Add, Sub, Mul, Div, Max, Min };
+enum class CompareKind { Lt, Le, Gt, Ge, Eq, Ne };
 
 [[noreturn]] static void
 fail(const SourceLoc &where, const std::string &op, const std::string &message,
@@ -370,7 +371,8 @@ public:
   //===--------------------------------------------------------------------===//
 
   Value binary(BinaryKind kind, const Operand &lhs, const Operand &rhs) {
-    static const char *names[] = {"add", "subtract", "multiply", "divide"};
+    static const char *names[] = {"add",    "subtract", "multiply",
+                                  "divide", "maximum",  "minimum"};
     std::string op = names[int(kind)];
     Shape shape = broadcastOperands(lhs, rhs, op);
     DType dtype = resultType(lhs, rhs);
@@ -378,6 +380,13 @@ public:
 
     if (kind == BinaryKind::Div && !isFloat(dtype))
       dtype = DType::F64; // true division, as NumPy's `/`
+    if (kind == BinaryKind::Max || kind == BinaryKind::Min) {
+      mlir::Value l = materialize(lhs, dtype, shape, op);
+      mlir::Value r = materialize(rhs, dtype, shape, op);
+      if (kind == BinaryKind::Max)
+        return wrap(mlir::pk::MaximumOp::create(builder, loc, l, r));
+      return wrap(mlir::pk::MinimumOp::create(builder, loc, l, r));
+    }
     if (dtype == DType::Bool) {
       if (kind == BinaryKind::Sub)
         fail(lhs.where(), op,
@@ -407,8 +416,58 @@ public:
       return wrap(mlir::pk::MulOp::create(builder, loc, l, r));
     case BinaryKind::Div:
       return wrap(mlir::pk::DivOp::create(builder, loc, l, r));
+    default:
+      llvm_unreachable("handled above");
     }
-    llvm_unreachable("unknown binary operation");
+  }
+
+  Value compare(CompareKind kind, const Operand &lhs, const Operand &rhs) {
+    static const char *names[] = {"less",  "less_equal", "greater",
+                                  "greater_equal", "equal", "not_equal"};
+    std::string op = names[int(kind)];
+    Shape shape = broadcastOperands(lhs, rhs, op);
+    DType dtype = resultType(lhs, rhs);
+    mlir::Location loc = location(lhs.where());
+    mlir::Value l = materialize(lhs, dtype, shape, op);
+    mlir::Value r = materialize(rhs, dtype, shape, op);
+    switch (kind) {
+    case CompareKind::Lt:
+      return wrap(mlir::pk::LessOp::create(builder, loc, l, r));
+    case CompareKind::Le:
+      return wrap(mlir::pk::LessEqualOp::create(builder, loc, l, r));
+    case CompareKind::Gt:
+      return wrap(mlir::pk::GreaterOp::create(builder, loc, l, r));
+    case CompareKind::Ge:
+      return wrap(mlir::pk::GreaterEqualOp::create(builder, loc, l, r));
+    case CompareKind::Eq:
+      return wrap(mlir::pk::EqualOp::create(builder, loc, l, r));
+    case CompareKind::Ne:
+      return wrap(mlir::pk::NotEqualOp::create(builder, loc, l, r));
+    }
+    llvm_unreachable("unknown comparison");
+  }
+
+  Value absolute(const Operand &operand) {
+    return wrap(mlir::pk::AbsOp::create(builder, location(operand.where()),
+                                        operand.getValue().ir()));
+  }
+
+  Value select(const Operand &condition, const Operand &a, const Operand &b) {
+    const std::string op = "where";
+    Shape valueShape = broadcastOperands(a, b, op);
+    Shape conditionShape = shapeOf(condition);
+    std::optional<Shape> shape = broadcastShapes(conditionShape, valueShape);
+    if (!shape)
+      fail(condition.where(), op,
+           "condition of shape " + formatShape(conditionShape) +
+               " and values of shape " + formatShape(valueShape) +
+               " cannot be broadcast together");
+    DType dtype = resultType(a, b);
+    mlir::Value c = materialize(condition, DType::Bool, *shape, op);
+    mlir::Value t = materialize(a, dtype, *shape, op);
+    mlir::Value f = materialize(b, dtype, *shape, op);
+    return wrap(mlir::pk::SelectOp::create(builder,
+                                           location(condition.where()), c, t, f));
   }
 
   Value negate(const Operand &operand) {
@@ -581,6 +640,7 @@ private:
 } // namespace detail
 
 using detail::BinaryKind;
+using detail::CompareKind;
 using detail::TraceState;
 
 //===----------------------------------------------------------------------===//
@@ -697,7 +757,8 @@ void RefElement::operator/=(const Operand &rhs) && {
 //===----------------------------------------------------------------------===//
 
 static Value binary(BinaryKind kind, const Operand &lhs, const Operand &rhs) {
-  static const char *names[] = {"add", "subtract", "multiply", "divide"};
+  static const char *names[] = {"add",    "subtract", "multiply",
+                                "divide", "maximum",  "minimum"};
   return TraceState::owner({&lhs, &rhs}, names[int(kind)])
       .binary(kind, lhs, rhs);
 }
@@ -713,6 +774,49 @@ Value operator*(const Operand &lhs, const Operand &rhs) {
 }
 Value operator/(const Operand &lhs, const Operand &rhs) {
   return binary(BinaryKind::Div, lhs, rhs);
+}
+
+static Value compare(CompareKind kind, const Operand &lhs,
+                     const Operand &rhs) {
+  return TraceState::owner({&lhs, &rhs}, "compare").compare(kind, lhs, rhs);
+}
+
+Value operator<(const Operand &lhs, const Operand &rhs) {
+  return compare(CompareKind::Lt, lhs, rhs);
+}
+Value operator<=(const Operand &lhs, const Operand &rhs) {
+  return compare(CompareKind::Le, lhs, rhs);
+}
+Value operator>(const Operand &lhs, const Operand &rhs) {
+  return compare(CompareKind::Gt, lhs, rhs);
+}
+Value operator>=(const Operand &lhs, const Operand &rhs) {
+  return compare(CompareKind::Ge, lhs, rhs);
+}
+Value operator==(const Operand &lhs, const Operand &rhs) {
+  return compare(CompareKind::Eq, lhs, rhs);
+}
+Value operator!=(const Operand &lhs, const Operand &rhs) {
+  return compare(CompareKind::Ne, lhs, rhs);
+}
+
+Value maximum(const Operand &lhs, const Operand &rhs) {
+  return binary(BinaryKind::Max, lhs, rhs);
+}
+Value minimum(const Operand &lhs, const Operand &rhs) {
+  return binary(BinaryKind::Min, lhs, rhs);
+}
+
+Value abs(const Operand &value) {
+  if (value.getKind() != Operand::Kind::Value)
+    throw TraceError("abs: pk::abs takes a traced value", value.where(),
+                     TraceError::Category::Type);
+  return TraceState::owner({&value}, "abs").absolute(value);
+}
+
+Value where(const Operand &condition, const Operand &a, const Operand &b) {
+  return TraceState::owner({&condition, &a, &b}, "where")
+      .select(condition, a, b);
 }
 
 Value operator-(const Operand &operand) {

@@ -85,6 +85,8 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   PkPrepareSpirvKernelsOptions prepare;
   prepare.vulkanVersion = options.vulkanVersion;
   pm.addPass(createPkPrepareSpirvKernels(prepare));
+  // Math ops inside the kernels become GLSL extended instructions first.
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertMathToSPIRVPass());
   pm.addPass(createConvertGPUToSPIRVPass());
   OpPassManager &spirvModule = pm.nest<spirv::ModuleOp>();
   spirvModule.addPass(spirv::createSPIRVLowerABIAttributesPass());

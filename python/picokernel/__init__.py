@@ -24,7 +24,7 @@ import inspect
 from collections import namedtuple
 
 from . import _picokernel
-from ._picokernel import Ref, Value
+from ._picokernel import Ref, Value, maximum, minimum, where
 
 __all__ = [
     "CacheInfo",
@@ -33,10 +33,13 @@ __all__ = [
     "Ref",
     "Value",
     "kernel",
+    "maximum",
+    "minimum",
     "stages",
     "trace_kernel",
     "vulkan_available",
     "vulkan_device",
+    "where",
 ]
 
 __version__ = "0.1.0"

@@ -147,6 +147,23 @@ Value divide(const Operand &a, const Operand &b) { return a / b; }
 Value matrixMultiply(const Operand &a, const Operand &b) {
   return matmul(a, b);
 }
+Value less(const Operand &a, const Operand &b) { return a < b; }
+Value lessEqual(const Operand &a, const Operand &b) { return a <= b; }
+Value greater(const Operand &a, const Operand &b) { return a > b; }
+Value greaterEqual(const Operand &a, const Operand &b) { return a >= b; }
+Value equal(const Operand &a, const Operand &b) { return a == b; }
+Value notEqual(const Operand &a, const Operand &b) { return a != b; }
+
+/// A module-level function's operand: anything toOperand accepts.
+Operand requireOperand(nb::handle object, const char *function) {
+  std::optional<Operand> operand = toOperand(object);
+  if (!operand)
+    throw nb::type_error((std::string("picokernel.") + function +
+                          ": unsupported operand type " +
+                          nb::cast<std::string>(nb::type_name(object.type())))
+                             .c_str());
+  return *operand;
+}
 
 [[noreturn]] void notConcrete(const char *what) {
   throw nb::type_error(
@@ -188,6 +205,13 @@ void bindTracing(nb::module_ &m) {
       .def("__rtruediv__", binary<divide, true>)
       .def("__matmul__", binary<matrixMultiply, false>)
       .def("__rmatmul__", binary<matrixMultiply, true>)
+      .def("__lt__", binary<less, false>)
+      .def("__le__", binary<lessEqual, false>)
+      .def("__gt__", binary<greater, false>)
+      .def("__ge__", binary<greaterEqual, false>)
+      .def("__eq__", binary<equal, false>)
+      .def("__ne__", binary<notEqual, false>)
+      .def("__abs__", [](const Value &v) { return abs(Operand(v, pythonLocation())); })
       .def("__neg__",
            [](const Value &v) { return -Operand(v, pythonLocation()); })
       .def("__pos__", [](const Value &v) { return v; })
@@ -221,6 +245,27 @@ void bindTracing(nb::module_ &m) {
       });
   // NumPy defers to Value's reflected operators (np_array * value).
   value.attr("__array_ufunc__") = nb::none();
+  value.attr("__hash__") = nb::none(); // == builds a traced comparison
+
+  m.def("where",
+        [](nb::handle condition, nb::handle a, nb::handle b) {
+          return where(requireOperand(condition, "where"),
+                       requireOperand(a, "where"), requireOperand(b, "where"));
+        },
+        nb::arg("condition"), nb::arg("x"), nb::arg("y"),
+        "np.where inside a kernel: x where condition, else y.");
+  m.def("maximum",
+        [](nb::handle a, nb::handle b) {
+          return maximum(requireOperand(a, "maximum"),
+                         requireOperand(b, "maximum"));
+        },
+        "np.maximum inside a kernel (NaN-propagating).");
+  m.def("minimum",
+        [](nb::handle a, nb::handle b) {
+          return minimum(requireOperand(a, "minimum"),
+                         requireOperand(b, "minimum"));
+        },
+        "np.minimum inside a kernel (NaN-propagating).");
 
   nb::class_<Ref>(m, "Ref",
                   "A kernel parameter: a reference to a whole array. "

@@ -317,3 +317,41 @@ def test_zero_size_arrays():
     a = np.empty((0, 3), np.float32)
     o = np.empty((0, 3), np.float32)
     fma(a, a, a, o)
+
+
+def test_comparisons_where_maximum_minimum_abs(rng):
+    @picokernel.kernel
+    def choose(x_ref, y_ref, o_ref, m_ref):
+        x, y = x_ref[...], y_ref[...]
+        o_ref[...] = picokernel.where(x > y, x, 2.0 * y) + picokernel.maximum(x, y) \
+            - picokernel.minimum(x, 0.5) + abs(x)
+        m_ref[...] = (x <= y) + (x != y) + (1.0 >= x)
+
+    x = np.array([1.0, -2.0, np.nan, 0.5, -0.0, 3.0])
+    y = np.array([0.5, -2.0, 1.0, np.nan, 0.0, 3.0])
+    o, m = np.empty(6), np.empty(6, bool)
+    choose(x, y, o, m)
+    with np.errstate(invalid="ignore"):
+        expected = (np.where(x > y, x, 2.0 * y) + np.maximum(x, y)
+                    - np.minimum(x, 0.5) + abs(x))
+        np.testing.assert_array_equal(m, (x <= y) + (x != y) + (1.0 >= x))
+    np.testing.assert_array_equal(o, expected)
+
+
+def test_where_promotes_and_broadcasts():
+    @picokernel.kernel
+    def pick(c_ref, a_ref, o_ref):
+        o_ref[...] = picokernel.where(c_ref[...], a_ref[...], 7)
+
+    c = np.array([[1], [0]], np.int32)          # nonzero counts as True
+    a = np.array([1.5, 2.5, 3.5], np.float32)
+    o = np.empty((2, 3), np.float32)
+    pick(c, a, o)
+    np.testing.assert_array_equal(o, np.where(c, a, 7))
+
+    @picokernel.kernel
+    def bad(c_ref, a_ref, o_ref):
+        o_ref[...] = picokernel.where(c_ref[...], a_ref[...], [1, 2])
+
+    with pytest.raises(TypeError, match="picokernel.where: unsupported operand type list"):
+        bad(c, a, o)

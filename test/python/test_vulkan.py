@@ -114,3 +114,14 @@ def test_narrow_dtypes_on_vulkan(dtype):
     o = np.zeros(100, dtype)
     np.testing.assert_array_equal(run(gpu, a, b, o), run(cpu, a, b, o))
     np.testing.assert_array_equal(run(gpu, a, b, o), a * b + a)
+
+
+def test_comparisons_and_where_on_vulkan(rng):
+    def leaky(x_ref, y_ref, o_ref):
+        x, y = x_ref[...], y_ref[...]
+        o_ref[...] = picokernel.where(x > y, x, 0.1 * x) + picokernel.maximum(x, y) + abs(y)
+
+    cpu, gpu = both(leaky)
+    x, y = (rng.standard_normal(500).astype(np.float32) for _ in range(2))
+    o = np.empty_like(x)
+    np.testing.assert_array_equal(run(gpu, x, y, o), run(cpu, x, y, o))

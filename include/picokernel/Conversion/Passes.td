@@ -32,6 +32,7 @@ def ConvertPkToLinalg : Pass<"convert-pk-to-linalg", "::mlir::ModuleOp"> {
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::tensor::TensorDialect",
   ];

@@ -258,6 +258,23 @@ Value operator*(const Operand &lhs, const Operand &rhs);
 Value operator/(const Operand &lhs, const Operand &rhs);
 Value operator-(const Operand &operand);
 
+/// NumPy's comparisons: boolean arrays (after promotion and broadcasting;
+/// comparisons with NaN are false, except !=).
+Value operator<(const Operand &lhs, const Operand &rhs);
+Value operator<=(const Operand &lhs, const Operand &rhs);
+Value operator>(const Operand &lhs, const Operand &rhs);
+Value operator>=(const Operand &lhs, const Operand &rhs);
+Value operator==(const Operand &lhs, const Operand &rhs);
+Value operator!=(const Operand &lhs, const Operand &rhs);
+
+/// np.maximum / np.minimum (NaN-propagating), np.abs.
+Value maximum(const Operand &lhs, const Operand &rhs);
+Value minimum(const Operand &lhs, const Operand &rhs);
+Value abs(const Operand &value);
+/// np.where(condition, a, b): a data-dependent choice, element by element
+/// (a non-boolean condition counts as "nonzero").
+Value where(const Operand &condition, const Operand &a, const Operand &b);
+
 /// NumPy's `lhs @ rhs` (1-D, 2-D and batched, batch dimensions broadcast).
 Value matmul(const Operand &lhs, const Operand &rhs);
 /// NumPy's `value.astype(dtype)`.

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
@@ -193,6 +194,99 @@ struct BinaryLowering : public OpConversionPattern<PkOp> {
           if (isa<FloatType>(element))
             return FloatOp::create(b, loc, args[0], args[1]).getResult();
           return IntOp::create(b, loc, args[0], args[1]).getResult();
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// maximum/minimum: NaN-propagating for floats, signed for integers,
+/// unsigned for booleans (logical or/and).
+template <typename PkOp, typename FloatOp, typename SignedOp,
+          typename UnsignedOp>
+struct ExtremumLowering : public OpConversionPattern<PkOp> {
+  using OpConversionPattern<PkOp>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        {adaptor.getLhs(), adaptor.getRhs()}, {},
+        [](OpBuilder &b, Location loc, ValueRange args, Type element) {
+          if (isa<FloatType>(element))
+            return FloatOp::create(b, loc, args[0], args[1]).getResult();
+          if (element.isInteger(1))
+            return UnsignedOp::create(b, loc, args[0], args[1]).getResult();
+          return SignedOp::create(b, loc, args[0], args[1]).getResult();
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Comparisons: ordered float predicates (false with NaN; `ne` unordered,
+/// true with NaN), signed integers, unsigned booleans.
+template <typename PkOp, arith::CmpFPredicate floatPredicate,
+          arith::CmpIPredicate signedPredicate,
+          arith::CmpIPredicate unsignedPredicate>
+struct CompareLowering : public OpConversionPattern<PkOp> {
+  using OpConversionPattern<PkOp>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        {adaptor.getLhs(), adaptor.getRhs()}, {},
+        [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+          Type element = args[0].getType();
+          if (isa<FloatType>(element))
+            return arith::CmpFOp::create(b, loc, floatPredicate, args[0],
+                                         args[1]);
+          return arith::CmpIOp::create(b, loc,
+                                       element.isInteger(1) ? unsignedPredicate
+                                                            : signedPredicate,
+                                       args[0], args[1]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct AbsLowering : public OpConversionPattern<AbsOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AbsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        adaptor.getOperand(), {},
+        [](OpBuilder &b, Location loc, ValueRange args, Type element) -> Value {
+          if (isa<FloatType>(element))
+            return math::AbsFOp::create(b, loc, args[0]);
+          if (element.isInteger(1))
+            return args[0];
+          return math::AbsIOp::create(b, loc, args[0]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SelectLowering : public OpConversionPattern<SelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        {adaptor.getCondition(), adaptor.getTrueValue(),
+         adaptor.getFalseValue()},
+        {}, [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+          return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -420,7 +514,8 @@ struct ConvertPkToLinalgPass
     target.addIllegalDialect<PkDialect>();
     target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
                            func::FuncDialect, linalg::LinalgDialect,
-                           memref::MemRefDialect, tensor::TensorDialect>();
+                           math::MathDialect, memref::MemRefDialect,
+                           tensor::TensorDialect>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -437,6 +532,29 @@ void mlir::pk::populatePkToLinalgConversionPatterns(
                BinaryLowering<AddOp, arith::AddFOp, arith::AddIOp>,
                BinaryLowering<SubOp, arith::SubFOp, arith::SubIOp>,
                BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
-               BinaryLowering<DivOp, arith::DivFOp, arith::DivFOp>>(
+               BinaryLowering<DivOp, arith::DivFOp, arith::DivFOp>,
+               ExtremumLowering<MaximumOp, arith::MaximumFOp, arith::MaxSIOp,
+                                arith::MaxUIOp>,
+               ExtremumLowering<MinimumOp, arith::MinimumFOp, arith::MinSIOp,
+                                arith::MinUIOp>,
+               AbsLowering, SelectLowering,
+               CompareLowering<LessOp, arith::CmpFPredicate::OLT,
+                               arith::CmpIPredicate::slt,
+                               arith::CmpIPredicate::ult>,
+               CompareLowering<LessEqualOp, arith::CmpFPredicate::OLE,
+                               arith::CmpIPredicate::sle,
+                               arith::CmpIPredicate::ule>,
+               CompareLowering<GreaterOp, arith::CmpFPredicate::OGT,
+                               arith::CmpIPredicate::sgt,
+                               arith::CmpIPredicate::ugt>,
+               CompareLowering<GreaterEqualOp, arith::CmpFPredicate::OGE,
+                               arith::CmpIPredicate::sge,
+                               arith::CmpIPredicate::uge>,
+               CompareLowering<EqualOp, arith::CmpFPredicate::OEQ,
+                               arith::CmpIPredicate::eq,
+                               arith::CmpIPredicate::eq>,
+               CompareLowering<NotEqualOp, arith::CmpFPredicate::UNE,
+                               arith::CmpIPredicate::ne,
+                               arith::CmpIPredicate::ne>>(
       typeConverter, patterns.getContext());
 }

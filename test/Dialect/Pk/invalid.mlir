@@ -354,3 +354,55 @@ func.func @matmul_booleans(%a: tensor<2x3xi1>, %b: tensor<3x4xi1>) {
   %0 = pk.matmul %a, %b : tensor<2x3xi1>, tensor<3x4xi1> -> tensor<2x4xi1>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Comparisons and pk.select
+//===----------------------------------------------------------------------===//
+
+func.func @compare_mixed_types(%x: tensor<4xf32>, %y: tensor<4xf64>) {
+  // expected-error@+1 {{'pk.lt' op failed to verify that all of {lhs, rhs} have same type}}
+  %0 = "pk.lt"(%x, %y) : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @compare_result_not_boolean(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.eq' op result #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = "pk.eq"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @compare_result_shape(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.eq' op failed to verify that result is a boolean tensor of the operands' shape}}
+  %0 = "pk.eq"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<2x2xi1>
+  return
+}
+
+// -----
+
+func.func @select_condition_not_boolean(%c: tensor<4xf32>, %x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.select' op operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = "pk.select"(%c, %x, %x) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @select_mixed_values(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xi32>) {
+  // expected-error@+1 {{'pk.select' op failed to verify that all of {true_value, false_value, result} have same type}}
+  %0 = "pk.select"(%c, %x, %y) : (tensor<4xi1>, tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @maximum_mixed_shapes(%x: tensor<4xf32>, %y: tensor<2xf32>) {
+  // expected-error@+1 {{'pk.maximum' op all non-scalar operands/results must have the same shape and base type}}
+  %0 = "pk.maximum"(%x, %y) : (tensor<4xf32>, tensor<2xf32>) -> tensor<4xf32>
+  return
+}

@@ -175,3 +175,36 @@ pk.kernel @store_then_load(%x: !pk.ref<4xi32>, %o: !pk.ref<4xi32>) {
   pk.store %2, %o : tensor<4xi32> -> !pk.ref<4xi32>
   pk.return
 }
+
+// CHECK-LABEL: pk.kernel @choices
+// CHECK: %[[LT:.*]] = pk.lt %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: pk.le %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: pk.gt %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: pk.ge %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: pk.eq %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: pk.ne %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: pk.maximum %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: pk.minimum %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: pk.abs %{{.*}} : tensor<4xf32>
+// CHECK: pk.select %[[LT]], %{{.*}}, %{{.*}} : tensor<4xi1>, tensor<4xf32>
+pk.kernel @choices(%x: !pk.ref<4xf32>, %y: !pk.ref<4xf32>, %o: !pk.ref<4xf32>, %m: !pk.ref<4xi1>) {
+  %a = pk.load %x : !pk.ref<4xf32> -> tensor<4xf32>
+  %b = pk.load %y : !pk.ref<4xf32> -> tensor<4xf32>
+  %lt = pk.lt %a, %b : tensor<4xf32>
+  %le = pk.le %a, %b : tensor<4xf32>
+  %gt = pk.gt %a, %b : tensor<4xf32>
+  %ge = pk.ge %a, %b : tensor<4xf32>
+  %eq = pk.eq %a, %b : tensor<4xf32>
+  %ne = pk.ne %a, %b : tensor<4xf32>
+  %max = pk.maximum %a, %b : tensor<4xf32>
+  %min = pk.minimum %max, %b : tensor<4xf32>
+  %abs = pk.abs %min : tensor<4xf32>
+  %sel = pk.select %lt, %abs, %a : tensor<4xi1>, tensor<4xf32>
+  pk.store %sel, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  %both = pk.maximum %le, %gt : tensor<4xi1>
+  %some = pk.minimum %ge, %eq : tensor<4xi1>
+  %all = pk.maximum %both, %some : tensor<4xi1>
+  %any = pk.maximum %all, %ne : tensor<4xi1>
+  pk.store %any, %m : tensor<4xi1> -> !pk.ref<4xi1>
+  pk.return
+}

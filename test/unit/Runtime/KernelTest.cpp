@@ -161,6 +161,31 @@ TEST(Kernel, BooleanLogicAndCastsToBool) {
   EXPECT_EQ(nonzero.data, (std::vector<uint8_t>{0, 0, 1, 1}));
 }
 
+TEST(Kernel, ComparisonsAndWhereFollowNumPy) {
+  pk::Kernel k("choose", [](Ref x, Ref y, Ref o, Ref m) {
+    pk::Value a = x[all], b = y[all];
+    o[all] = pk::where(a > b, a, 2 * b) + pk::maximum(a, b) -
+             pk::minimum(a, 0.5) + pk::abs(a);
+    m[all] = (a <= b) + (a != b);
+  });
+  Array<double> x({5}), y({5}), o({5});
+  x.data = {1.0, -2.0, NAN, 0.5, -0.0};
+  y.data = {0.5, -2.0, 1.0, NAN, 0.0};
+  Array<bool> m({5});
+  k({x.view(), y.view(), o.view(), m.view()});
+  for (int i = 0; i < 5; ++i) {
+    double a = x.data[i], b = y.data[i];
+    double max = std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+    double min = std::isnan(a) ? NAN : std::min(a, 0.5);
+    double expected = (a > b ? a : 2 * b) + max - min + std::fabs(a);
+    if (std::isnan(expected))
+      EXPECT_TRUE(std::isnan(o.data[i])) << i;
+    else
+      EXPECT_EQ(o.data[i], expected) << i;
+    EXPECT_EQ(bool(m.data[i]), (a <= b) || (a != b)) << i;
+  }
+}
+
 TEST(Kernel, MatmulShapes) {
   pk::Kernel k("mm", [](Ref a, Ref b, Ref v, Ref bias, Ref o, Ref ov, Ref dot) {
     o[all] = pk::matmul(a[all], b[all]) + bias[all];

@@ -92,6 +92,21 @@ TEST_F(Vulkan, InPlaceUpdatesAndAliasing) {
   EXPECT_EQ(o, (std::vector<double>{63, 126, 189}));
 }
 
+TEST_F(Vulkan, ComparisonsAndWhere) {
+  auto body = [](Ref x, Ref o) {
+    pk::Value a = x[all];
+    o[all] = pk::where(a > 0, a, a * 0.25) + pk::abs(pk::minimum(a, 1));
+  };
+  pk::Kernel gpu("leaky", body, {}, onVulkan());
+  pk::Kernel cpu("leaky", body);
+  auto x = randomFloats(1000, 7);
+  std::vector<float> fromGpu(1000), fromCpu(1000);
+  std::vector<int64_t> shape = {1000};
+  gpu({{x.data(), pk::f32, shape}, {fromGpu.data(), pk::f32, shape}});
+  cpu({{x.data(), pk::f32, shape}, {fromCpu.data(), pk::f32, shape}});
+  EXPECT_EQ(fromGpu, fromCpu);
+}
+
 TEST_F(Vulkan, LargeGridsAreSplitIntoSeveralDispatches) {
   // More workgroups of 64 than the 65535 one dispatch may have.
   int64_t n = 65536 * 64 + 100;

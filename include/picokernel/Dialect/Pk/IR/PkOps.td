@@ -261,6 +261,96 @@ def Pk_NegOp : Pk_Op<"neg", [Pure, Elementwise, SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
+def Pk_MaximumOp : Pk_BinaryOp<"maximum", Pk_Tensor, [Commutative]> {
+  let summary = "elementwise maximum (NumPy's np.maximum)";
+  let description = [{
+    The larger of the two elements; a NaN in either operand gives NaN, as
+    NumPy's `maximum` does. For booleans it is logical or.
+
+    ```mlir
+    %2 = pk.maximum %0, %1 : tensor<4xf32>
+    ```
+  }];
+  let hasFolder = 0;
+}
+
+def Pk_MinimumOp : Pk_BinaryOp<"minimum", Pk_Tensor, [Commutative]> {
+  let summary = "elementwise minimum (NumPy's np.minimum)";
+  let description = [{
+    The smaller of the two elements; a NaN in either operand gives NaN. For
+    booleans it is logical and.
+
+    ```mlir
+    %2 = pk.minimum %0, %1 : tensor<4xi32>
+    ```
+  }];
+  let hasFolder = 0;
+}
+
+def Pk_AbsOp : Pk_Op<"abs", [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise absolute value (NumPy's np.abs)";
+  let description = [{
+    `|operand|`: clears a float's sign (also of -0.0 and NaN); integers wrap
+    (the most negative value stays itself); booleans are unchanged.
+
+    ```mlir
+    %1 = pk.abs %0 : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Pk_Tensor:$operand);
+  let results = (outs Pk_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
+class Pk_CompareOp<string mnemonic, string predicate, list<Trait> traits = []>
+    : Pk_Op<mnemonic, !listconcat(traits, [Pure, Elementwise,
+        AllTypesMatch<["lhs", "rhs"]>,
+        TypesMatchWith<"result is a boolean tensor of the operands' shape",
+                       "lhs", "result",
+                       "::llvm::cast<::mlir::ShapedType>($_self).clone("
+                       "::mlir::IntegerType::get($_self.getContext(), 1))">])> {
+  let summary = "elementwise `lhs " # predicate # " rhs`, as booleans";
+  let description = [{
+    Compares two tensors of one type element by element, giving a boolean
+    tensor. As in NumPy, every comparison with a NaN is false except `!=`,
+    which is true; booleans compare as 0 and 1.
+
+    ```mlir
+    %2 = pk.}] # mnemonic # [{ %0, %1 : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Pk_Tensor:$lhs, Pk_Tensor:$rhs);
+  let results = (outs StaticShapeTensorOf<[I1]>:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs)";
+}
+
+def Pk_LessOp : Pk_CompareOp<"lt", "<">;
+def Pk_LessEqualOp : Pk_CompareOp<"le", "<=">;
+def Pk_GreaterOp : Pk_CompareOp<"gt", ">">;
+def Pk_GreaterEqualOp : Pk_CompareOp<"ge", ">=">;
+def Pk_EqualOp : Pk_CompareOp<"eq", "==", [Commutative]>;
+def Pk_NotEqualOp : Pk_CompareOp<"ne", "!=", [Commutative]>;
+
+def Pk_SelectOp : Pk_Op<"select", [Pure, Elementwise,
+    AllTypesMatch<["true_value", "false_value", "result"]>]> {
+  let summary = "elementwise choice (NumPy's np.where)";
+  let description = [{
+    `condition ? true_value : false_value`, element by element: a
+    data-dependent choice recorded in the IR instead of Python control flow.
+
+    ```mlir
+    %3 = pk.select %c, %a, %b : tensor<4xi1>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[I1]>:$condition,
+                       Pk_Tensor:$true_value, Pk_Tensor:$false_value);
+  let results = (outs Pk_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    type($condition) `,` type($result)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Contractions
 //===----------------------------------------------------------------------===//
