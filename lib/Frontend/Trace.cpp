@@ -447,6 +447,61 @@ public:
     llvm_unreachable("unknown comparison");
   }
 
+  Value mathFunction(MathFunction function, const Operand &operand) {
+    static const char *names[] = {"exp",   "log",  "log1p", "expm1",
+                                  "sqrt",  "rsqrt", "tanh", "sin",
+                                  "cos",   "floor", "ceil", "sigmoid"};
+    std::string op = names[int(function)];
+    DType dtype = *arrayType(operand);
+    if (!isFloat(dtype))
+      dtype = promoteTypes(dtype, DType::F16); // NumPy: int8 -> float16, ...
+    mlir::Value x = materialize(operand, dtype, shapeOf(operand), op);
+    mlir::Location loc = location(operand.where());
+    switch (function) {
+    case MathFunction::Exp:
+      return wrap(mlir::pk::ExpOp::create(builder, loc, x));
+    case MathFunction::Log:
+      return wrap(mlir::pk::LogOp::create(builder, loc, x));
+    case MathFunction::Log1p:
+      return wrap(mlir::pk::Log1pOp::create(builder, loc, x));
+    case MathFunction::Expm1:
+      return wrap(mlir::pk::Expm1Op::create(builder, loc, x));
+    case MathFunction::Sqrt:
+      return wrap(mlir::pk::SqrtOp::create(builder, loc, x));
+    case MathFunction::Rsqrt:
+      return wrap(mlir::pk::RsqrtOp::create(builder, loc, x));
+    case MathFunction::Tanh:
+      return wrap(mlir::pk::TanhOp::create(builder, loc, x));
+    case MathFunction::Sin:
+      return wrap(mlir::pk::SinOp::create(builder, loc, x));
+    case MathFunction::Cos:
+      return wrap(mlir::pk::CosOp::create(builder, loc, x));
+    case MathFunction::Floor:
+      return wrap(mlir::pk::FloorOp::create(builder, loc, x));
+    case MathFunction::Ceil:
+      return wrap(mlir::pk::CeilOp::create(builder, loc, x));
+    case MathFunction::Sigmoid:
+      return wrap(mlir::pk::SigmoidOp::create(builder, loc, x));
+    }
+    llvm_unreachable("unknown math function");
+  }
+
+  Value power(const Operand &base, const Operand &exponent) {
+    const std::string op = "power";
+    Shape shape = broadcastOperands(base, exponent, op);
+    DType dtype = resultType(base, exponent);
+    if (!isFloat(dtype))
+      fail(base.where(), op,
+           "integer powers (" + quoted(dtype) +
+               " ** ...) are not supported yet; use a floating-point base "
+               "or exponent",
+           TraceError::Category::Type);
+    mlir::Value b = materialize(base, dtype, shape, op);
+    mlir::Value e = materialize(exponent, dtype, shape, op);
+    return wrap(
+        mlir::pk::PowOp::create(builder, location(base.where()), b, e));
+  }
+
   Value absolute(const Operand &operand) {
     return wrap(mlir::pk::AbsOp::create(builder, location(operand.where()),
                                         operand.getValue().ir()));
@@ -805,6 +860,19 @@ Value maximum(const Operand &lhs, const Operand &rhs) {
 }
 Value minimum(const Operand &lhs, const Operand &rhs) {
   return binary(BinaryKind::Min, lhs, rhs);
+}
+
+Value math(MathFunction function, const Operand &value) {
+  if (value.getKind() != Operand::Kind::Value &&
+      value.getKind() != Operand::Kind::Array)
+    throw TraceError("math: the function takes a traced value; compute with "
+                     "C++ numbers in C++",
+                     value.where(), TraceError::Category::Type);
+  return TraceState::owner({&value}, "math").mathFunction(function, value);
+}
+
+Value pow(const Operand &base, const Operand &exponent) {
+  return TraceState::owner({&base, &exponent}, "power").power(base, exponent);
 }
 
 Value abs(const Operand &value) {

@@ -24,9 +24,41 @@ import inspect
 from collections import namedtuple
 
 from . import _picokernel
-from ._picokernel import Ref, Value, maximum, minimum, where
+import operator
+
+from ._picokernel import (
+    Ref,
+    Value,
+    ceil,
+    cos,
+    exp,
+    expm1,
+    floor,
+    log,
+    log1p,
+    maximum,
+    minimum,
+    rsqrt,
+    sigmoid,
+    sin,
+    sqrt,
+    tanh,
+    where,
+)
 
 __all__ = [
+    "ceil",
+    "cos",
+    "exp",
+    "expm1",
+    "floor",
+    "log",
+    "log1p",
+    "rsqrt",
+    "sigmoid",
+    "sin",
+    "sqrt",
+    "tanh",
     "CacheInfo",
     "Kernel",
     "KernelIR",
@@ -52,6 +84,73 @@ CacheInfo = namedtuple(
     "pipeline_seconds codegen_seconds",
 )
 CacheInfo.__doc__ = "Counters of a kernel's compile cache."
+
+
+# NumPy functions on traced values: the ufuncs and np.where trace like the
+# picokernel functions; anything else raises a TypeError naming it.
+_BINARY_UFUNCS = {
+    "add": ("__add__", "__radd__"),
+    "subtract": ("__sub__", "__rsub__"),
+    "multiply": ("__mul__", "__rmul__"),
+    "true_divide": ("__truediv__", "__rtruediv__"),
+    "divide": ("__truediv__", "__rtruediv__"),
+    "power": ("__pow__", "__rpow__"),
+    "matmul": ("__matmul__", "__rmatmul__"),
+    "greater": ("__gt__", "__lt__"),
+    "greater_equal": ("__ge__", "__le__"),
+    "less": ("__lt__", "__gt__"),
+    "less_equal": ("__le__", "__ge__"),
+    "equal": ("__eq__", "__eq__"),
+    "not_equal": ("__ne__", "__ne__"),
+}
+_OTHER_UFUNCS = {
+    "negative": operator.neg,
+    "positive": operator.pos,
+    "absolute": abs,
+    "maximum": maximum,
+    "minimum": minimum,
+    "fmax": None,
+    "exp": exp,
+    "log": log,
+    "log1p": log1p,
+    "expm1": expm1,
+    "sqrt": sqrt,
+    "tanh": tanh,
+    "sin": sin,
+    "cos": cos,
+    "floor": floor,
+    "ceil": ceil,
+}
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    name = ufunc.__name__
+    if method != "__call__" or kwargs:
+        raise TypeError(f"picokernel: numpy.{name}.{method} with arguments "
+                        f"{sorted(kwargs)} is not supported inside kernels")
+    if name in _BINARY_UFUNCS and len(inputs) == 2:
+        forward, reflected = _BINARY_UFUNCS[name]
+        lhs, rhs = inputs
+        result = (getattr(lhs, forward)(rhs) if isinstance(lhs, Value)
+                  else getattr(rhs, reflected)(lhs))
+        if result is NotImplemented:
+            raise TypeError(f"picokernel: numpy.{name} of {type(lhs).__name__} "
+                            f"and {type(rhs).__name__} is not supported")
+        return result
+    function = _OTHER_UFUNCS.get(name)
+    if function is None:
+        raise TypeError(f"picokernel: numpy.{name} is not supported inside kernels")
+    return function(*inputs)
+
+
+def _array_function(self, func, types, args, kwargs):
+    if func.__name__ == "where" and len(args) == 3 and not kwargs:
+        return where(*args)
+    raise TypeError(f"picokernel: numpy.{func.__name__} is not supported inside kernels")
+
+
+Value.__array_ufunc__ = _array_ufunc
+Value.__array_function__ = _array_function
 
 
 def vulkan_available():

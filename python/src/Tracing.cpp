@@ -147,6 +147,7 @@ Value divide(const Operand &a, const Operand &b) { return a / b; }
 Value matrixMultiply(const Operand &a, const Operand &b) {
   return matmul(a, b);
 }
+Value power(const Operand &a, const Operand &b) { return pow(a, b); }
 Value less(const Operand &a, const Operand &b) { return a < b; }
 Value lessEqual(const Operand &a, const Operand &b) { return a <= b; }
 Value greater(const Operand &a, const Operand &b) { return a > b; }
@@ -205,6 +206,8 @@ void bindTracing(nb::module_ &m) {
       .def("__rtruediv__", binary<divide, true>)
       .def("__matmul__", binary<matrixMultiply, false>)
       .def("__rmatmul__", binary<matrixMultiply, true>)
+      .def("__pow__", binary<power, false>)
+      .def("__rpow__", binary<power, true>)
       .def("__lt__", binary<less, false>)
       .def("__le__", binary<lessEqual, false>)
       .def("__gt__", binary<greater, false>)
@@ -254,6 +257,20 @@ void bindTracing(nb::module_ &m) {
         },
         nb::arg("condition"), nb::arg("x"), nb::arg("y"),
         "np.where inside a kernel: x where condition, else y.");
+  static const std::pair<const char *, MathFunction> functions[] = {
+      {"exp", MathFunction::Exp},       {"log", MathFunction::Log},
+      {"log1p", MathFunction::Log1p},   {"expm1", MathFunction::Expm1},
+      {"sqrt", MathFunction::Sqrt},     {"rsqrt", MathFunction::Rsqrt},
+      {"tanh", MathFunction::Tanh},     {"sin", MathFunction::Sin},
+      {"cos", MathFunction::Cos},       {"floor", MathFunction::Floor},
+      {"ceil", MathFunction::Ceil},     {"sigmoid", MathFunction::Sigmoid}};
+  for (auto [name, function] : functions)
+    m.def(
+        name,
+        [function, name](nb::handle x) {
+          return math(function, requireOperand(x, name));
+        },
+        nb::arg("x"));
   m.def("maximum",
         [](nb::handle a, nb::handle b) {
           return maximum(requireOperand(a, "maximum"),

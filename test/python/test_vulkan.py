@@ -125,3 +125,15 @@ def test_comparisons_and_where_on_vulkan(rng):
     x, y = (rng.standard_normal(500).astype(np.float32) for _ in range(2))
     o = np.empty_like(x)
     np.testing.assert_array_equal(run(gpu, x, y, o), run(cpu, x, y, o))
+
+
+def test_math_on_vulkan():
+    def gelu(x_ref, o_ref):
+        x = x_ref[...]
+        o_ref[...] = 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3))) \
+            + np.log1p(np.exp(-np.abs(x))) + picokernel.sigmoid(x)
+
+    cpu, gpu = both(gelu)
+    x = np.linspace(-6, 6, 4001).astype(np.float32)
+    o = np.empty_like(x)
+    np.testing.assert_allclose(run(gpu, x, o), run(cpu, x, o), rtol=1e-5, atol=1e-6)

@@ -275,6 +275,30 @@ Value abs(const Operand &value);
 /// (a non-boolean condition counts as "nonzero").
 Value where(const Operand &condition, const Operand &a, const Operand &b);
 
+/// NumPy's floating-point functions: integer and boolean arrays compute in
+/// the smallest float that holds them (int8 in float16, int32 in float64).
+enum class MathFunction {
+  Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Tanh, Sin, Cos, Floor, Ceil, Sigmoid
+};
+Value math(MathFunction function, const Operand &value);
+inline Value exp(const Operand &x) { return math(MathFunction::Exp, x); }
+inline Value log(const Operand &x) { return math(MathFunction::Log, x); }
+inline Value log1p(const Operand &x) { return math(MathFunction::Log1p, x); }
+inline Value expm1(const Operand &x) { return math(MathFunction::Expm1, x); }
+inline Value sqrt(const Operand &x) { return math(MathFunction::Sqrt, x); }
+inline Value rsqrt(const Operand &x) { return math(MathFunction::Rsqrt, x); }
+inline Value tanh(const Operand &x) { return math(MathFunction::Tanh, x); }
+inline Value sin(const Operand &x) { return math(MathFunction::Sin, x); }
+inline Value cos(const Operand &x) { return math(MathFunction::Cos, x); }
+inline Value floor(const Operand &x) { return math(MathFunction::Floor, x); }
+inline Value ceil(const Operand &x) { return math(MathFunction::Ceil, x); }
+inline Value sigmoid(const Operand &x) {
+  return math(MathFunction::Sigmoid, x);
+}
+/// NumPy's `**` for floating-point results (integer powers are not
+/// supported yet: a TraceError).
+Value pow(const Operand &base, const Operand &exponent);
+
 /// NumPy's `lhs @ rhs` (1-D, 2-D and batched, batch dimensions broadcast).
 Value matmul(const Operand &lhs, const Operand &rhs);
 /// NumPy's `value.astype(dtype)`.

@@ -275,6 +275,47 @@ struct AbsLowering : public OpConversionPattern<AbsOp> {
   }
 };
 
+/// A unary float op as one math op in a generic body.
+template <typename PkOp, typename MathOp>
+struct UnaryMathLowering : public OpConversionPattern<PkOp> {
+  using OpConversionPattern<PkOp>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        adaptor.getOperand(), {},
+        [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+          return MathOp::create(b, loc, args[0]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SigmoidLowering : public OpConversionPattern<SigmoidOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SigmoidOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        adaptor.getOperand(), {},
+        [](OpBuilder &b, Location loc, ValueRange args, Type element) -> Value {
+          Value one = arith::ConstantOp::create(b, loc, element,
+                                                b.getFloatAttr(element, 1.0));
+          Value negated = arith::NegFOp::create(b, loc, args[0]);
+          Value exp = math::ExpOp::create(b, loc, negated);
+          Value sum = arith::AddFOp::create(b, loc, one, exp);
+          return arith::DivFOp::create(b, loc, one, sum);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct SelectLowering : public OpConversionPattern<SelectOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -537,7 +578,19 @@ void mlir::pk::populatePkToLinalgConversionPatterns(
                                 arith::MaxUIOp>,
                ExtremumLowering<MinimumOp, arith::MinimumFOp, arith::MinSIOp,
                                 arith::MinUIOp>,
-               AbsLowering, SelectLowering,
+               AbsLowering, SelectLowering, SigmoidLowering,
+               UnaryMathLowering<ExpOp, math::ExpOp>,
+               UnaryMathLowering<LogOp, math::LogOp>,
+               UnaryMathLowering<Log1pOp, math::Log1pOp>,
+               UnaryMathLowering<Expm1Op, math::ExpM1Op>,
+               UnaryMathLowering<SqrtOp, math::SqrtOp>,
+               UnaryMathLowering<RsqrtOp, math::RsqrtOp>,
+               UnaryMathLowering<TanhOp, math::TanhOp>,
+               UnaryMathLowering<SinOp, math::SinOp>,
+               UnaryMathLowering<CosOp, math::CosOp>,
+               UnaryMathLowering<FloorOp, math::FloorOp>,
+               UnaryMathLowering<CeilOp, math::CeilOp>,
+               BinaryLowering<PowOp, math::PowFOp, math::PowFOp>,
                CompareLowering<LessOp, arith::CmpFPredicate::OLT,
                                arith::CmpIPredicate::slt,
                                arith::CmpIPredicate::ult>,

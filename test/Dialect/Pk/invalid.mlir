@@ -406,3 +406,19 @@ func.func @maximum_mixed_shapes(%x: tensor<4xf32>, %y: tensor<2xf32>) {
   %0 = "pk.maximum"(%x, %y) : (tensor<4xf32>, tensor<2xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @exp_of_integers(%x: tensor<4xi32>) {
+  // expected-error@+1 {{'pk.exp' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi32>'}}
+  %0 = pk.exp %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @pow_mixed_types(%x: tensor<4xf32>, %y: tensor<4xf64>) {
+  // expected-error@+1 {{'pk.pow' op requires the same type for all operands and results}}
+  %0 = "pk.pow"(%x, %y) : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>
+  return
+}

@@ -208,3 +208,36 @@ pk.kernel @choices(%x: !pk.ref<4xf32>, %y: !pk.ref<4xf32>, %o: !pk.ref<4xf32>, %
   pk.store %any, %m : tensor<4xi1> -> !pk.ref<4xi1>
   pk.return
 }
+
+// CHECK-LABEL: pk.kernel @math
+// CHECK: pk.exp %{{.*}} : tensor<4xf64>
+// CHECK: pk.log %{{.*}} : tensor<4xf64>
+// CHECK: pk.log1p %{{.*}} : tensor<4xf64>
+// CHECK: pk.expm1 %{{.*}} : tensor<4xf64>
+// CHECK: pk.sqrt %{{.*}} : tensor<4xf64>
+// CHECK: pk.rsqrt %{{.*}} : tensor<4xf64>
+// CHECK: pk.tanh %{{.*}} : tensor<4xf64>
+// CHECK: pk.sin %{{.*}} : tensor<4xf64>
+// CHECK: pk.cos %{{.*}} : tensor<4xf64>
+// CHECK: pk.floor %{{.*}} : tensor<4xf64>
+// CHECK: pk.ceil %{{.*}} : tensor<4xf64>
+// CHECK: pk.sigmoid %{{.*}} : tensor<4xf64>
+// CHECK: pk.pow %{{.*}}, %{{.*}} : tensor<4xf64>
+pk.kernel @math(%x: !pk.ref<4xf64>, %o: !pk.ref<4xf64>) {
+  %0 = pk.load %x : !pk.ref<4xf64> -> tensor<4xf64>
+  %1 = pk.exp %0 : tensor<4xf64>
+  %2 = pk.log %1 : tensor<4xf64>
+  %3 = pk.log1p %2 : tensor<4xf64>
+  %4 = pk.expm1 %3 : tensor<4xf64>
+  %5 = pk.sqrt %4 : tensor<4xf64>
+  %6 = pk.rsqrt %5 : tensor<4xf64>
+  %7 = pk.tanh %6 : tensor<4xf64>
+  %8 = pk.sin %7 : tensor<4xf64>
+  %9 = pk.cos %8 : tensor<4xf64>
+  %10 = pk.floor %9 : tensor<4xf64>
+  %11 = pk.ceil %10 : tensor<4xf64>
+  %12 = pk.sigmoid %11 : tensor<4xf64>
+  %13 = pk.pow %12, %0 : tensor<4xf64>
+  pk.store %13, %o : tensor<4xf64> -> !pk.ref<4xf64>
+  pk.return
+}

@@ -309,6 +309,33 @@ TEST(Trace, BooleanArithmeticIsLogical) {
   EXPECT_NE(text.find("v5<4:i1> = CAST(v4)"), std::string::npos) << text;
 }
 
+TEST(Trace, MathFunctionsComputeInFloatLikeNumPy) {
+  auto module = pk::trace(
+      "m",
+      [](Ref i, Ref x, Ref o, Ref p) {
+        o[all] = pk::exp(i[all]);
+        p[all] = pk::where(x[all] > 0, pk::sqrt(x[all]), pk::pow(x[all], 2.0));
+      },
+      {{"i", {2}, pk::i32}, {"x", {2}, pk::f32}, {"o", {2}, pk::f64},
+       {"p", {2}, pk::f32}});
+  EXPECT_EQ(pk::listing(*module), R"(kernel m(i, x, o, p):
+  v0<2:i32> = LOAD [i]()
+  v1<2:f64> = CAST(v0)
+  v2<2:f64> = EXP(v1)
+  STORE [o](v2)
+  v3<2:f32> = LOAD [x]()
+  v4<2:f32> = CONST(0.0)
+  v5<2:i1> = GT(v3, v4)
+  v6<2:f32> = LOAD [x]()
+  v7<2:f32> = SQRT(v6)
+  v8<2:f32> = LOAD [x]()
+  v9<2:f32> = CONST(2.0)
+  v10<2:f32> = POW(v8, v9)
+  v11<2:f32> = SELECT(v5, v7, v10)
+  STORE [p](v11)
+)");
+}
+
 TEST(Trace, ModuleRoundTripsThroughTheParser) {
   auto module = pk::trace(
       "fma",

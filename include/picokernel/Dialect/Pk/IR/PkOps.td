@@ -302,6 +302,49 @@ def Pk_AbsOp : Pk_Op<"abs", [Pure, Elementwise, SameOperandsAndResultType]> {
   let assemblyFormat = "$operand attr-dict `:` type($result)";
 }
 
+class Pk_UnaryFloatOp<string mnemonic, string what>
+    : Pk_Op<mnemonic, [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise " # what;
+  let description = [{
+    NumPy's `}] # mnemonic # [{` on floating-point tensors (the frontends
+    convert integer and boolean operands to float64 first, as NumPy does).
+    Results follow the target's math library: within a few ulps of NumPy's.
+
+    ```mlir
+    %1 = pk.}] # mnemonic # [{ %0 : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Pk_FloatTensor:$operand);
+  let results = (outs Pk_FloatTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
+def Pk_ExpOp : Pk_UnaryFloatOp<"exp", "exponential">;
+def Pk_LogOp : Pk_UnaryFloatOp<"log", "natural logarithm">;
+def Pk_Log1pOp : Pk_UnaryFloatOp<"log1p", "log(1 + x), accurate near 0">;
+def Pk_Expm1Op : Pk_UnaryFloatOp<"expm1", "exp(x) - 1, accurate near 0">;
+def Pk_SqrtOp : Pk_UnaryFloatOp<"sqrt", "square root">;
+def Pk_RsqrtOp : Pk_UnaryFloatOp<"rsqrt", "reciprocal square root">;
+def Pk_TanhOp : Pk_UnaryFloatOp<"tanh", "hyperbolic tangent">;
+def Pk_SinOp : Pk_UnaryFloatOp<"sin", "sine">;
+def Pk_CosOp : Pk_UnaryFloatOp<"cos", "cosine">;
+def Pk_FloorOp : Pk_UnaryFloatOp<"floor", "rounding toward -inf">;
+def Pk_CeilOp : Pk_UnaryFloatOp<"ceil", "rounding toward +inf">;
+def Pk_SigmoidOp : Pk_UnaryFloatOp<"sigmoid", "logistic function 1 / (1 + exp(-x))">;
+
+def Pk_PowOp : Pk_BinaryOp<"pow", Pk_FloatTensor> {
+  let summary = "elementwise power of floats (NumPy's ** on floats)";
+  let description = [{
+    `lhs ** rhs` for floating-point tensors, following C's `pow` (NaN for a
+    negative base with a non-integer exponent).
+
+    ```mlir
+    %2 = pk.pow %0, %1 : tensor<4xf32>
+    ```
+  }];
+  let hasFolder = 0;
+}
+
 class Pk_CompareOp<string mnemonic, string predicate, list<Trait> traits = []>
     : Pk_Op<mnemonic, !listconcat(traits, [Pure, Elementwise,
         AllTypesMatch<["lhs", "rhs"]>,

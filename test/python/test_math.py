@@ -1,0 +1,97 @@
+"""NumPy-style math inside kernels: picokernel functions and NumPy's own
+ufuncs on traced values, against NumPy."""
+
+import numpy as np
+import pytest
+
+import picokernel
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+
+
+def softplus(x):
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+@pytest.mark.parametrize("dtype, rtol", [(np.float32, 2e-6), (np.float64, 1e-13)])
+@pytest.mark.parametrize("function", [gelu_tanh, softplus])
+def test_numpy_style_kernels_trace_unchanged(function, dtype, rtol):
+    @picokernel.kernel
+    def kernel(x_ref, o_ref):
+        o_ref[...] = function(x_ref[...])
+
+    x = np.linspace(-6, 6, 2001).astype(dtype)
+    o = np.empty_like(x)
+    kernel(x, o)
+    np.testing.assert_allclose(o, function(x), rtol=rtol, atol=rtol)
+
+
+def test_every_math_function():
+    names = ["exp", "log", "log1p", "expm1", "sqrt", "tanh", "sin", "cos",
+             "floor", "ceil"]
+
+    x = np.linspace(0.1, 3.0, 50)
+    for name in names:
+        namespace = {"picokernel": picokernel}
+        exec(f"def k(x_ref, o_ref):\n    o_ref[...] = picokernel.{name}(x_ref[...])",
+             namespace)
+        kernel = picokernel.kernel(namespace["k"])
+        o = np.empty_like(x)
+        kernel(x, o)
+        np.testing.assert_allclose(o, getattr(np, name)(x), rtol=1e-13, err_msg=name)
+
+    @picokernel.kernel
+    def extras(x_ref, s_ref, r_ref, p_ref):
+        x = x_ref[...]
+        s_ref[...] = picokernel.sigmoid(x)
+        r_ref[...] = picokernel.rsqrt(x)
+        p_ref[...] = x ** 2.5 + 2.0 ** x
+
+    s, r, p = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+    extras(x, s, r, p)
+    np.testing.assert_allclose(s, 1 / (1 + np.exp(-x)), rtol=1e-13)
+    np.testing.assert_allclose(r, 1 / np.sqrt(x), rtol=1e-13)
+    np.testing.assert_allclose(p, x ** 2.5 + 2.0 ** x, rtol=1e-13)
+
+
+def test_integer_inputs_compute_in_float_like_numpy():
+    @picokernel.kernel
+    def k(i_ref, o_ref):
+        o_ref[...] = np.sqrt(i_ref[...])
+
+    i8 = np.arange(10, dtype=np.int8)
+    o16 = np.empty(10, np.float16)  # NumPy: sqrt(int8) is float16
+    k(i8, o16)
+    np.testing.assert_array_equal(o16, np.sqrt(i8))
+    i32 = np.arange(10, dtype=np.int32)
+    o64 = np.empty(10)
+    k(i32, o64)
+    np.testing.assert_array_equal(o64, np.sqrt(i32))
+    assert "f64" in k.show_ir(i32, o64)
+
+
+def test_numpy_functions_that_are_not_supported():
+    @picokernel.kernel
+    def k(x_ref, o_ref):
+        o_ref[...] = np.arctan2(x_ref[...], 1.0)
+
+    with pytest.raises(TypeError, match="numpy.arctan2 is not supported inside kernels"):
+        k(np.ones(3), np.ones(3))
+
+    @picokernel.kernel
+    def out_kwarg(x_ref, o_ref):
+        o_ref[...] = np.exp(x_ref[...], where=True)
+
+    with pytest.raises(TypeError, match="numpy.exp.__call__ with arguments"):
+        out_kwarg(np.ones(3), np.ones(3))
+
+
+def test_integer_powers_are_a_clear_error():
+    @picokernel.kernel
+    def k(x_ref, o_ref):
+        o_ref[...] = x_ref[...] ** 2
+
+    with pytest.raises(TypeError, match="integer powers"):
+        k(np.arange(3), np.empty(3, np.int64))
