@@ -502,6 +502,83 @@ public:
         mlir::pk::PowOp::create(builder, location(base.where()), b, e));
   }
 
+  enum class ReduceKind { Sum, Max, Min, Mean };
+
+  Value reduce(ReduceKind kind, const Operand &operand,
+               std::vector<int64_t> axes, bool keepdims) {
+    static const char *names[] = {"sum", "max", "min", "mean"};
+    std::string op = names[int(kind)];
+    Shape shape = shapeOf(operand);
+    int64_t rank = int64_t(shape.size());
+    if (axes.empty())
+      for (int64_t d = 0; d < rank; ++d)
+        axes.push_back(d);
+    for (int64_t &axis : axes) {
+      if (axis < -rank || axis >= rank)
+        fail(operand.where(), op,
+             "axis " + std::to_string(axis) +
+                 " is out of bounds for an array of dimension " +
+                 std::to_string(rank) + " (NumPy raises AxisError)");
+      if (axis < 0)
+        axis += rank;
+    }
+    for (size_t i = 0; i < axes.size(); ++i)
+      if (std::count(axes.begin(), axes.end(), axes[i]) > 1)
+        fail(operand.where(), op,
+             "axis " + std::to_string(axes[i]) + " is repeated");
+    std::sort(axes.begin(), axes.end());
+
+    DType dtype = *arrayType(operand);
+    DType compute = dtype;
+    if ((kind == ReduceKind::Sum) && !isFloat(dtype))
+      compute = DType::I64; // NumPy sums bools and integers in int64
+    if (kind == ReduceKind::Mean)
+      compute = !isFloat(dtype) ? DType::F64
+                : dtype == DType::F16 || dtype == DType::BF16 ? DType::F32
+                                                              : dtype;
+    Shape resultShape;
+    int64_t count = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool reduced = llvm::is_contained(axes, d);
+      if (reduced)
+        count *= shape[d];
+      if (!reduced || keepdims)
+        resultShape.push_back(reduced ? 1 : shape[d]);
+    }
+    mlir::Location loc = location(operand.where());
+    mlir::Value x = materialize(operand, compute, shape, op);
+    auto resultType = tensorType(resultShape, compute);
+    mlir::Value result;
+    switch (kind) {
+    case ReduceKind::Sum:
+    case ReduceKind::Mean:
+      result = mlir::pk::ReduceSumOp::create(builder, loc, resultType, x,
+                                             axes, keepdims);
+      break;
+    case ReduceKind::Max:
+      result = mlir::pk::ReduceMaxOp::create(builder, loc, resultType, x,
+                                             axes, keepdims);
+      break;
+    case ReduceKind::Min:
+      result = mlir::pk::ReduceMinOp::create(builder, loc, resultType, x,
+                                             axes, keepdims);
+      break;
+    }
+    if (kind != ReduceKind::Mean)
+      return wrap(result);
+    auto countAttr = mlir::DenseElementsAttr::get(
+        resultType, llvm::ArrayRef<mlir::Attribute>(scalarAttr(
+                        Operand::fromFloat(double(count), operand.where()),
+                        compute, op)));
+    mlir::Value divisor = mlir::pk::ConstantOp::create(builder, loc, countAttr);
+    mlir::Value quotient = mlir::pk::DivOp::create(builder, loc, result, divisor);
+    if (compute != dtype && isFloat(dtype))
+      quotient = mlir::pk::CastOp::create(builder, loc,
+                                          tensorType(resultShape, dtype),
+                                          quotient);
+    return wrap(quotient);
+  }
+
   Value absolute(const Operand &operand) {
     return wrap(mlir::pk::AbsOp::create(builder, location(operand.where()),
                                         operand.getValue().ir()));
@@ -873,6 +950,28 @@ Value math(MathFunction function, const Operand &value) {
 
 Value pow(const Operand &base, const Operand &exponent) {
   return TraceState::owner({&base, &exponent}, "power").power(base, exponent);
+}
+
+static Value reduce(int kind, const Operand &value, std::vector<int64_t> axes,
+                    bool keepdims) {
+  if (value.getKind() != Operand::Kind::Value)
+    throw TraceError("reduce: reductions take a traced value", value.where(),
+                     TraceError::Category::Type);
+  return TraceState::owner({&value}, "reduce")
+      .reduce(TraceState::ReduceKind(kind), value, std::move(axes), keepdims);
+}
+
+Value sum(const Operand &value, std::vector<int64_t> axes, bool keepdims) {
+  return reduce(0, value, std::move(axes), keepdims);
+}
+Value amax(const Operand &value, std::vector<int64_t> axes, bool keepdims) {
+  return reduce(1, value, std::move(axes), keepdims);
+}
+Value amin(const Operand &value, std::vector<int64_t> axes, bool keepdims) {
+  return reduce(2, value, std::move(axes), keepdims);
+}
+Value mean(const Operand &value, std::vector<int64_t> axes, bool keepdims) {
+  return reduce(3, value, std::move(axes), keepdims);
 }
 
 Value abs(const Operand &value) {

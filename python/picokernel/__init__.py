@@ -143,10 +143,24 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return function(*inputs)
 
 
+_REDUCTIONS = {"sum": "sum", "max": "max", "amax": "max", "min": "min",
+               "amin": "min", "mean": "mean"}
+
+
 def _array_function(self, func, types, args, kwargs):
-    if func.__name__ == "where" and len(args) == 3 and not kwargs:
+    name = func.__name__
+    if name == "where" and len(args) == 3 and not kwargs:
         return where(*args)
-    raise TypeError(f"picokernel: numpy.{func.__name__} is not supported inside kernels")
+    if name in _REDUCTIONS and args and isinstance(args[0], Value):
+        options = dict(kwargs)
+        if len(args) > 1:
+            options["axis"] = args[1]
+        unsupported = set(options) - {"axis", "keepdims"}
+        if len(args) > 2 or unsupported:
+            raise TypeError(f"picokernel: numpy.{name} supports only axis and "
+                            f"keepdims inside kernels, got {sorted(unsupported)}")
+        return getattr(args[0], _REDUCTIONS[name])(**options)
+    raise TypeError(f"picokernel: numpy.{name} is not supported inside kernels")
 
 
 Value.__array_ufunc__ = _array_ufunc

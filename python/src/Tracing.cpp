@@ -155,6 +155,29 @@ Value greaterEqual(const Operand &a, const Operand &b) { return a >= b; }
 Value equal(const Operand &a, const Operand &b) { return a == b; }
 Value notEqual(const Operand &a, const Operand &b) { return a != b; }
 
+/// NumPy's `axis` argument: None (all), an int, or a sequence of ints.
+std::vector<int64_t> axesOf(nb::handle axis) {
+  std::vector<int64_t> axes;
+  if (axis.is_none())
+    return axes;
+  if (PyLong_Check(axis.ptr())) {
+    axes.push_back(nb::cast<int64_t>(axis));
+    return axes;
+  }
+  for (nb::handle item : axis)
+    axes.push_back(nb::cast<int64_t>(item));
+  if (axes.empty())
+    raise(PyExc_ValueError, "an empty axis tuple reduces nothing");
+  return axes;
+}
+
+using ReduceFn = Value (*)(const Operand &, std::vector<int64_t>, bool);
+
+template <ReduceFn fn> Value reduction(const Value &v, nb::handle axis,
+                                       bool keepdims) {
+  return fn(Operand(v, pythonLocation()), axesOf(axis), keepdims);
+}
+
 /// A module-level function's operand: anything toOperand accepts.
 Operand requireOperand(nb::handle object, const char *function) {
   std::optional<Operand> operand = toOperand(object);
@@ -208,6 +231,14 @@ void bindTracing(nb::module_ &m) {
       .def("__rmatmul__", binary<matrixMultiply, true>)
       .def("__pow__", binary<power, false>)
       .def("__rpow__", binary<power, true>)
+      .def("sum", reduction<sum>, nb::arg("axis") = nb::none(),
+           nb::arg("keepdims") = false)
+      .def("max", reduction<amax>, nb::arg("axis") = nb::none(),
+           nb::arg("keepdims") = false)
+      .def("min", reduction<amin>, nb::arg("axis") = nb::none(),
+           nb::arg("keepdims") = false)
+      .def("mean", reduction<mean>, nb::arg("axis") = nb::none(),
+           nb::arg("keepdims") = false)
       .def("__lt__", binary<less, false>)
       .def("__le__", binary<lessEqual, false>)
       .def("__gt__", binary<greater, false>)

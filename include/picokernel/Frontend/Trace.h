@@ -299,6 +299,19 @@ inline Value sigmoid(const Operand &x) {
 /// supported yet: a TraceError).
 Value pow(const Operand &base, const Operand &exponent);
 
+/// NumPy's reductions over `axes` (all axes when empty; negative axes count
+/// from the end), keeping reduced dimensions with size 1 if `keepdims`.
+/// As in NumPy, sum accumulates booleans and integers in int64 and mean
+/// returns float64 for them.
+Value sum(const Operand &value, std::vector<int64_t> axes = {},
+          bool keepdims = false);
+Value amax(const Operand &value, std::vector<int64_t> axes = {},
+           bool keepdims = false);
+Value amin(const Operand &value, std::vector<int64_t> axes = {},
+           bool keepdims = false);
+Value mean(const Operand &value, std::vector<int64_t> axes = {},
+           bool keepdims = false);
+
 /// NumPy's `lhs @ rhs` (1-D, 2-D and batched, batch dimensions broadcast).
 Value matmul(const Operand &lhs, const Operand &rhs);
 /// NumPy's `value.astype(dtype)`.

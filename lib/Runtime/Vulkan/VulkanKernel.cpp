@@ -498,6 +498,14 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
           out[i] = bit;
       else
         std::memcpy(out, raw.data(), raw.size());
+    } else if (llvm::isa<mlir::memref::ExpandShapeOp,
+                         mlir::memref::CollapseShapeOp>(op)) {
+      // A reshape of a contiguous buffer is the same buffer.
+      auto found = bufferOf.find(op.getOperand(0));
+      if (found == bufferOf.end())
+        throw CompileError("compile: kernel '" + kernel->kernelName +
+                           "' reshapes a value that is not a buffer");
+      bufferOf[op.getResult(0)] = found->second;
     } else if (auto copy = llvm::dyn_cast<mlir::memref::CopyOp>(op)) {
       Step step{Step::Copy};
       step.source = bufferOf.lookup(copy.getSource());

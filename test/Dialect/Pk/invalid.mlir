@@ -422,3 +422,39 @@ func.func @pow_mixed_types(%x: tensor<4xf32>, %y: tensor<4xf64>) {
   %0 = "pk.pow"(%x, %y) : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+func.func @reduce_axis_out_of_range(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'pk.reduce_sum' op axis 2 is out of range for an operand of rank 2}}
+  %0 = pk.reduce_sum %x axes = [2] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_repeated(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'pk.reduce_max' op axis 1 is repeated}}
+  %0 = pk.reduce_max %x axes = [1, 1] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_wrong_result(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'pk.reduce_min' op result shape (4,) does not match (4, 1), the shape of (4, 8) reduced over the axes with kept dimensions}}
+  %0 = pk.reduce_min %x axes = [1] keep_dims : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_sum_booleans(%x: tensor<4xi1>) {
+  // expected-error@+1 {{'pk.reduce_sum' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
+  %0 = pk.reduce_sum %x axes = [0] : tensor<4xi1> -> tensor<i1>
+  return
+}

@@ -241,3 +241,18 @@ pk.kernel @math(%x: !pk.ref<4xf64>, %o: !pk.ref<4xf64>) {
   pk.store %13, %o : tensor<4xf64> -> !pk.ref<4xf64>
   pk.return
 }
+
+// CHECK-LABEL: pk.kernel @reductions
+// CHECK: pk.reduce_sum %{{.*}} axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
+// CHECK: pk.reduce_max %{{.*}} axes = [0, 1] keep_dims : tensor<4x8xf32> -> tensor<1x1xf32>
+// CHECK: pk.reduce_min %{{.*}} axes = [0] : tensor<4x8xf32> -> tensor<8xf32>
+pk.kernel @reductions(%x: !pk.ref<4x8xf32>, %s: !pk.ref<4xf32>, %m: !pk.ref<1x1xf32>, %n: !pk.ref<8xf32>) {
+  %0 = pk.load %x : !pk.ref<4x8xf32> -> tensor<4x8xf32>
+  %1 = pk.reduce_sum %0 axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  pk.store %1, %s : tensor<4xf32> -> !pk.ref<4xf32>
+  %2 = pk.reduce_max %0 axes = [0, 1] keep_dims : tensor<4x8xf32> -> tensor<1x1xf32>
+  pk.store %2, %m : tensor<1x1xf32> -> !pk.ref<1x1xf32>
+  %3 = pk.reduce_min %0 axes = [0] : tensor<4x8xf32> -> tensor<8xf32>
+  pk.store %3, %n : tensor<8xf32> -> !pk.ref<8xf32>
+  pk.return
+}

@@ -186,6 +186,26 @@ TEST(Kernel, ComparisonsAndWhereFollowNumPy) {
   }
 }
 
+TEST(Kernel, SoftmaxInOneKernel) {
+  pk::Kernel softmax("softmax", [](Ref x, Ref o) {
+    pk::Value e = pk::exp(x[all] - pk::amax(x[all], {-1}, true));
+    o[all] = e / pk::sum(e, {-1}, true);
+  });
+  auto x = random<double>({3, 5}, 21);
+  Array<double> o({3, 5});
+  softmax({x.view(), o.view()});
+  for (int r = 0; r < 3; ++r) {
+    double max = -INFINITY, total = 0;
+    for (int c = 0; c < 5; ++c)
+      max = std::max(max, x.data[r * 5 + c]);
+    for (int c = 0; c < 5; ++c)
+      total += std::exp(x.data[r * 5 + c] - max);
+    for (int c = 0; c < 5; ++c)
+      EXPECT_NEAR(o.data[r * 5 + c], std::exp(x.data[r * 5 + c] - max) / total,
+                  1e-15);
+  }
+}
+
 TEST(Kernel, MatmulShapes) {
   pk::Kernel k("mm", [](Ref a, Ref b, Ref v, Ref bias, Ref o, Ref ov, Ref dot) {
     o[all] = pk::matmul(a[all], b[all]) + bias[all];

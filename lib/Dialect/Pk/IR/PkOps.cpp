@@ -248,6 +248,41 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+template <typename ReduceOp> static LogicalResult verifyReduce(ReduceOp op) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(op.getOperand().getType()).getShape();
+  ArrayRef<int64_t> axes = op.getAxes();
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (axis < 0 || axis >= int64_t(shape.size()))
+      return op.emitOpError() << "axis " << axis << " is out of range for an "
+                              << "operand of rank " << shape.size();
+    if (llvm::is_contained(axes.drop_front(i + 1), axis))
+      return op.emitOpError() << "axis " << axis << " is repeated";
+  }
+  SmallVector<int64_t> expected;
+  for (auto [dim, size] : llvm::enumerate(shape)) {
+    if (!op.isReduced(dim))
+      expected.push_back(size);
+    else if (op.getKeepDims())
+      expected.push_back(1);
+  }
+  ArrayRef<int64_t> result = cast<RankedTensorType>(op.getType()).getShape();
+  if (result != ArrayRef<int64_t>(expected))
+    return op.emitOpError() << "result shape " << formatShape(result)
+                            << " does not match " << formatShape(expected)
+                            << ", the shape of " << formatShape(shape)
+                            << " reduced over the axes"
+                            << (op.getKeepDims() ? " with kept dimensions" : "");
+  return success();
+}
+
+LogicalResult ReduceSumOp::verify() { return verifyReduce(*this); }
+LogicalResult ReduceMaxOp::verify() { return verifyReduce(*this); }
+LogicalResult ReduceMinOp::verify() { return verifyReduce(*this); }
+
+//===----------------------------------------------------------------------===//
 // MatmulOp
 //===----------------------------------------------------------------------===//
 

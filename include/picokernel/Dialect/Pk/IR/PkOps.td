@@ -395,6 +395,45 @@ def Pk_SelectOp : Pk_Op<"select", [Pure, Elementwise,
 }
 
 //===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Pk_ReduceOp<string mnemonic, string what, Type tensorType>
+    : Pk_Op<mnemonic, [Pure, AllElementTypesMatch<["operand", "result"]>]> {
+  let summary = what # " over static axes";
+  let description = [{
+    Reduces `operand` over `axes` (distinct, in range, in any order). The
+    reduced dimensions are removed from the result, or kept with size 1 when
+    `keep_dims` is set (NumPy's `keepdims=True`). The element type is kept:
+    the frontends convert first where NumPy accumulates in a wider type.
+    Max and min propagate NaNs, as NumPy's do.
+
+    ```mlir
+    %1 = pk.}] # mnemonic # [{ %0 axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
+    %2 = pk.}] # mnemonic # [{ %0 axes = [1] keep_dims : tensor<4x8xf32> -> tensor<4x1xf32>
+    ```
+  }];
+  let arguments = (ins tensorType:$operand, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keep_dims);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = [{
+    $operand `axes` `=` $axes (`keep_dims` $keep_dims^)? attr-dict `:`
+    type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether dimension `dim` of the operand is reduced.
+    bool isReduced(int64_t dim) {
+      return ::llvm::is_contained(getAxes(), dim);
+    }
+  }];
+}
+
+def Pk_ReduceSumOp : Pk_ReduceOp<"reduce_sum", "sum", Pk_NumericTensor>;
+def Pk_ReduceMaxOp : Pk_ReduceOp<"reduce_max", "maximum", Pk_Tensor>;
+def Pk_ReduceMinOp : Pk_ReduceOp<"reduce_min", "minimum", Pk_Tensor>;
+
+//===----------------------------------------------------------------------===//
 // Contractions
 //===----------------------------------------------------------------------===//
 
