@@ -167,6 +167,14 @@ def main():
               "NumPy makes a pass (and a temporary) per op; a fused kernel makes one.",
               "", "![chain](img/bench_chain.png)", ""]
     lines += table(results["chain"], PEERS, label="ops")
+    if results.get("nn"):
+        lines += ["", "## Math-heavy kernels, float32 rows of 1024", "",
+                  "softplus and gelu (tanh form) elementwise, softmax over the last axis "
+                  "(a reduction, a broadcast back, another reduction). NumPy runs the same "
+                  "Python kernel body on arrays; numexpr cannot express softmax.", ""]
+        for name in ("softplus", "gelu", "softmax"):
+            rows = [r for r in results["nn"] if r["name"] == name]
+            lines += [f"### {name}", ""] + table(rows, PEERS) + [""]
     lines += ["", "## Matmul, float32 (against BLAS, for honesty)", "",
               "picokernel lowers `@` to a plain linalg loop nest (no tiling or packing "
               "yet): BLAS is far ahead, and this table says by how much.", "",

@@ -174,6 +174,61 @@ def chain_variants(n, dtype, ops):
     return variants
 
 
+def nn_variants(name, n_rows, dtype=np.float32):
+    """softplus, gelu (tanh form) and softmax over rows of 1024 float32."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((n_rows, 1024)).astype(dtype)
+    o = np.empty_like(x)
+    if name == "softplus":
+        def kernel(x_ref, o_ref):
+            v = x_ref[...]
+            o_ref[...] = np.maximum(v, 0) + np.log1p(np.exp(-np.abs(v)))
+        expression = "where(x > 0, x, 0) + log1p(exp(-abs(x)))"
+
+        def jax_fn(v):
+            return jnp.maximum(v, 0) + jnp.log1p(jnp.exp(-jnp.abs(v)))
+    elif name == "gelu":
+        def kernel(x_ref, o_ref):
+            v = x_ref[...]
+            o_ref[...] = 0.5 * v * (1.0 + np.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))
+        expression = "0.5 * x * (1.0 + tanh(0.7978845608 * (x + 0.044715 * x ** 3)))"
+
+        def jax_fn(v):
+            return 0.5 * v * (1.0 + jnp.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))
+    else:
+        def kernel(x_ref, o_ref):
+            v = x_ref[...]
+            e = np.exp(v - v.max(axis=-1, keepdims=True))
+            o_ref[...] = e / e.sum(axis=-1, keepdims=True)
+        expression = None
+
+        def jax_fn(v):
+            e = jnp.exp(v - v.max(axis=-1, keepdims=True))
+            return e / e.sum(axis=-1, keepdims=True)
+
+    class Ref:
+        def __init__(self, array):
+            self.array = array
+
+        def __getitem__(self, key):
+            return self.array
+
+        def __setitem__(self, key, value):
+            self.array[...] = value
+
+    compiled = picokernel.kernel(kernel)
+    variants = {"picokernel": lambda: compiled(x, o),
+                "numpy": lambda: kernel(Ref(x), Ref(o))}
+    if numexpr and expression:
+        scope = {"x": x}
+        variants["numexpr"] = lambda: numexpr.evaluate(expression, local_dict=scope, out=o)
+    if jax:
+        f = jax.jit(jax_fn)
+        jx = jnp.asarray(x)
+        variants["jax.jit"] = lambda: f(jx).block_until_ready()
+    return variants
+
+
 def matmul_variants(n):
     rng = np.random.default_rng(3)
     a, b = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(2))
@@ -253,6 +308,12 @@ def main():
         results["chain"].append({"ops": ops, "n": chain_n,
                                  "times": measure_all(variants)})
         print("chain", ops, flush=True)
+    results["nn"] = []
+    for name in ("softplus", "gelu", "softmax"):
+        for rows in ([16] if args.quick else [16, 1024, 8192]):
+            results["nn"].append({"name": name, "n": rows * 1024,
+                                  "times": measure_all(nn_variants(name, rows))})
+            print(name, rows, flush=True)
     for n in ([64, 128] if args.quick else [64, 128, 256, 512, 1024]):
         variants = matmul_variants(n)
         results["matmul"].append({"n": n, "times": measure_all(variants)})

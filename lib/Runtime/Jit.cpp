@@ -17,7 +17,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Error.h"
@@ -41,6 +43,9 @@ std::string errorText(llvm::Error error) {
   return llvm::toString(std::move(error));
 }
 
+/// Whether glibc's vector math library is loaded into this process.
+bool libmvecLoaded = false;
+
 /// LLVM's default O`level` pipeline for `machine`, but without loop
 /// unrolling: static trip counts would otherwise be unrolled fully (a
 /// 1000-element kernel becomes pages of code and compiles 5x slower), while
@@ -56,6 +61,14 @@ llvm::Error optimize(llvm::Module &module, llvm::TargetMachine *machine,
   tuning.LoopVectorization = level > 1;
   tuning.SLPVectorization = level > 1;
   llvm::PassBuilder builder(machine, tuning);
+  // Vectorized exp/log/sin/... from glibc's libmvec (loaded into the
+  // process before code runs), so math-heavy loops vectorize too.
+  llvm::Triple triple = machine->getTargetTriple();
+  llvm::TargetLibraryInfoImpl library(triple);
+  if (libmvecLoaded && triple.isX86() && triple.isOSLinux())
+    library.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
+                                               triple);
+  functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgsccs);
   builder.registerFunctionAnalyses(functions);
@@ -92,6 +105,10 @@ void prepareContextForCompilation(mlir::MLIRContext &context) {
   std::call_once(nativeTarget, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // The vector math functions the optimizer may call (see optimize);
+    // where glibc has no libmvec, loops keep scalar libm calls.
+    libmvecLoaded =
+        !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
   });
   static std::mutex preparing;
   std::lock_guard<std::mutex> lock(preparing);

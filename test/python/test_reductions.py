@@ -106,3 +106,13 @@ def test_axis_errors():
 
     with pytest.raises(TypeError, match="supports only axis and keepdims"):
         other(np.ones(3), np.ones(()))
+
+
+def test_nn_kernels_example_runs():
+    import pathlib
+    import runpy
+    import sys
+
+    example = pathlib.Path(__file__).parents[2] / "examples" / "python" / "nn_kernels.py"
+    module = runpy.run_path(str(example))
+    assert module["main"]() == 0
