@@ -63,7 +63,15 @@ mlir::MLIRContext &defaultContext() {
 
 namespace detail {
 
-enum class BinaryKind { Add, Sub, Mul, Div, Max, Min };
+enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, FloorDiv, Rem };
+
+/// NumPy's name of the operation, used in error messages.
+static const char *binaryName(BinaryKind kind) {
+  static const char *names[] = {"add",          "subtract", "multiply",
+                                "divide",       "maximum",  "minimum",
+                                "floor_divide", "remainder"};
+  return names[int(kind)];
+}
 enum class CompareKind { Lt, Le, Gt, Ge, Eq, Ne };
 
 [[noreturn]] static void
@@ -371,9 +379,7 @@ public:
   //===--------------------------------------------------------------------===//
 
   Value binary(BinaryKind kind, const Operand &lhs, const Operand &rhs) {
-    static const char *names[] = {"add",    "subtract", "multiply",
-                                  "divide", "maximum",  "minimum"};
-    std::string op = names[int(kind)];
+    std::string op = binaryName(kind);
     Shape shape = broadcastOperands(lhs, rhs, op);
     DType dtype = resultType(lhs, rhs);
     mlir::Location loc = location(lhs.where());
@@ -386,6 +392,15 @@ public:
       if (kind == BinaryKind::Max)
         return wrap(mlir::pk::MaximumOp::create(builder, loc, l, r));
       return wrap(mlir::pk::MinimumOp::create(builder, loc, l, r));
+    }
+    if (kind == BinaryKind::FloorDiv || kind == BinaryKind::Rem) {
+      if (dtype == DType::Bool)
+        dtype = DType::I8; // NumPy's bool // bool and bool % bool are int8
+      mlir::Value l = materialize(lhs, dtype, shape, op);
+      mlir::Value r = materialize(rhs, dtype, shape, op);
+      if (kind == BinaryKind::FloorDiv)
+        return wrap(mlir::pk::FloorDivOp::create(builder, loc, l, r));
+      return wrap(mlir::pk::RemOp::create(builder, loc, l, r));
     }
     if (dtype == DType::Bool) {
       if (kind == BinaryKind::Sub)
@@ -889,9 +904,7 @@ void RefElement::operator/=(const Operand &rhs) && {
 //===----------------------------------------------------------------------===//
 
 static Value binary(BinaryKind kind, const Operand &lhs, const Operand &rhs) {
-  static const char *names[] = {"add",    "subtract", "multiply",
-                                "divide", "maximum",  "minimum"};
-  return TraceState::owner({&lhs, &rhs}, names[int(kind)])
+  return TraceState::owner({&lhs, &rhs}, binaryName(kind))
       .binary(kind, lhs, rhs);
 }
 
@@ -906,6 +919,12 @@ Value operator*(const Operand &lhs, const Operand &rhs) {
 }
 Value operator/(const Operand &lhs, const Operand &rhs) {
   return binary(BinaryKind::Div, lhs, rhs);
+}
+Value operator%(const Operand &lhs, const Operand &rhs) {
+  return binary(BinaryKind::Rem, lhs, rhs);
+}
+Value floorDivide(const Operand &lhs, const Operand &rhs) {
+  return binary(BinaryKind::FloorDiv, lhs, rhs);
 }
 
 static Value compare(CompareKind kind, const Operand &lhs,

@@ -94,6 +94,8 @@ _BINARY_UFUNCS = {
     "multiply": ("__mul__", "__rmul__"),
     "true_divide": ("__truediv__", "__rtruediv__"),
     "divide": ("__truediv__", "__rtruediv__"),
+    "floor_divide": ("__floordiv__", "__rfloordiv__"),
+    "remainder": ("__mod__", "__rmod__"),
     "power": ("__pow__", "__rpow__"),
     "matmul": ("__matmul__", "__rmatmul__"),
     "greater": ("__gt__", "__lt__"),

@@ -144,6 +144,7 @@ Value add(const Operand &a, const Operand &b) { return a + b; }
 Value subtract(const Operand &a, const Operand &b) { return a - b; }
 Value multiply(const Operand &a, const Operand &b) { return a * b; }
 Value divide(const Operand &a, const Operand &b) { return a / b; }
+Value remainder(const Operand &a, const Operand &b) { return a % b; }
 Value matrixMultiply(const Operand &a, const Operand &b) {
   return matmul(a, b);
 }
@@ -227,6 +228,10 @@ void bindTracing(nb::module_ &m) {
       .def("__rmul__", binary<multiply, true>)
       .def("__truediv__", binary<divide, false>)
       .def("__rtruediv__", binary<divide, true>)
+      .def("__floordiv__", binary<pk::floorDivide, false>)
+      .def("__rfloordiv__", binary<pk::floorDivide, true>)
+      .def("__mod__", binary<remainder, false>)
+      .def("__rmod__", binary<remainder, true>)
       .def("__matmul__", binary<matrixMultiply, false>)
       .def("__rmatmul__", binary<matrixMultiply, true>)
       .def("__pow__", binary<power, false>)

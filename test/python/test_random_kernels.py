@@ -6,7 +6,7 @@ import pytest
 
 import picokernel
 
-OPS = ["+", "-", "*", "/"]
+OPS = ["+", "-", "*", "/", "//", "%"]
 
 
 def random_kernel(rng, n_inputs):

@@ -256,6 +256,12 @@ Value operator-(const Operand &lhs, const Operand &rhs);
 Value operator*(const Operand &lhs, const Operand &rhs);
 /// True division: integer operands compute in float64, as NumPy's `/`.
 Value operator/(const Operand &lhs, const Operand &rhs);
+/// NumPy's `%` (np.remainder): the result has the divisor's sign; integer
+/// `x % 0` is 0.
+Value operator%(const Operand &lhs, const Operand &rhs);
+/// NumPy's `//` (np.floor_divide): rounds towards negative infinity; integer
+/// `x // 0` is 0.
+Value floorDivide(const Operand &lhs, const Operand &rhs);
 Value operator-(const Operand &operand);
 
 /// NumPy's comparisons: boolean arrays (after promotion and broadcasting;

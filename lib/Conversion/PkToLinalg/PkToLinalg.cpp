@@ -14,6 +14,8 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <limits>
+
 namespace mlir::pk {
 #define GEN_PASS_DEF_CONVERTPKTOLINALG
 #include "picokernel/Conversion/Passes.h.inc"
@@ -310,6 +312,137 @@ struct SigmoidLowering : public OpConversionPattern<SigmoidOp> {
           Value exp = math::ExpOp::create(b, loc, negated);
           Value sum = arith::AddFOp::create(b, loc, one, exp);
           return arith::DivFOp::create(b, loc, one, sum);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Floor division and its remainder with NumPy's results: `quotient` is
+/// `lhs // rhs`, `remainder` is `lhs % rhs` (the sign of the divisor).
+struct FloorDivision {
+  Value quotient, remainder;
+};
+
+/// NumPy's npy_divmod: fmod, then move the remainder to the divisor's sign;
+/// the quotient is computed from the exact difference and rounded to the
+/// nearest integer so that it stays consistent with the remainder.
+FloorDivision buildFloatFloorDivision(OpBuilder &b, Location loc, Value lhs,
+                                      Value rhs) {
+  Type type = lhs.getType();
+  auto constant = [&](double value) -> Value {
+    return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+  };
+  auto compare = [&](arith::CmpFPredicate predicate, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, predicate, x, y).getResult();
+  };
+  Value zero = constant(0.0), one = constant(1.0);
+  // fmod(x, ±inf) is x for finite x; stated explicitly because SPIR-V's
+  // OpFRem may compute x - y * trunc(x / y), which is NaN there.
+  Value infinity = constant(std::numeric_limits<double>::infinity());
+  Value divisorIsInfinite = compare(
+      arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, rhs), infinity);
+  Value dividendIsFinite = compare(arith::CmpFPredicate::OLT,
+                                   math::AbsFOp::create(b, loc, lhs), infinity);
+  Value mod = arith::SelectOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, divisorIsInfinite, dividendIsFinite), lhs,
+      arith::RemFOp::create(b, loc, lhs, rhs));
+  Value div = arith::DivFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, lhs, mod), rhs);
+  // A nonzero remainder (NaN counts) whose sign differs from the divisor's.
+  Value signsDiffer = arith::XOrIOp::create(
+      b, loc, compare(arith::CmpFPredicate::OLT, rhs, zero),
+      compare(arith::CmpFPredicate::OLT, mod, zero));
+  Value modIsNonzero = compare(arith::CmpFPredicate::UNE, mod, zero);
+  Value adjust = arith::AndIOp::create(b, loc, modIsNonzero, signsDiffer);
+  mod = arith::SelectOp::create(
+      b, loc, adjust, arith::AddFOp::create(b, loc, mod, rhs),
+      arith::SelectOp::create(b, loc, modIsNonzero, mod,
+                              math::CopySignOp::create(b, loc, zero, rhs)));
+  div = arith::SelectOp::create(b, loc, adjust,
+                                arith::SubFOp::create(b, loc, div, one), div);
+  Value floored = math::FloorOp::create(b, loc, div);
+  Value roundUp =
+      compare(arith::CmpFPredicate::OGT,
+              arith::SubFOp::create(b, loc, div, floored), constant(0.5));
+  floored = arith::SelectOp::create(
+      b, loc, roundUp, arith::AddFOp::create(b, loc, floored, one), floored);
+  Value zeroQuotient = math::CopySignOp::create(
+      b, loc, zero, arith::DivFOp::create(b, loc, lhs, rhs));
+  Value quotient = arith::SelectOp::create(
+      b, loc, compare(arith::CmpFPredicate::UNE, div, zero), floored,
+      zeroQuotient);
+  // x // 0 is x / 0 (±inf or NaN), as NumPy's floor_divide returns.
+  Value divisorIsZero = compare(arith::CmpFPredicate::OEQ, rhs, zero);
+  quotient = arith::SelectOp::create(
+      b, loc, divisorIsZero, arith::DivFOp::create(b, loc, lhs, rhs), quotient);
+  return {quotient, mod};
+}
+
+/// Signed integers: truncating division corrected towards negative
+/// infinity. Division by 0 and the overflowing MIN / -1 are undefined in
+/// LLVM and SPIR-V, so those divisors are replaced by 1 and the results
+/// NumPy gives (0; for -1 the wrapping negation and 0) selected afterwards.
+FloorDivision buildIntegerFloorDivision(OpBuilder &b, Location loc, Value lhs,
+                                        Value rhs) {
+  Type type = lhs.getType();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(b, loc, type,
+                                     b.getIntegerAttr(type, value));
+  };
+  auto equals = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y)
+        .getResult();
+  };
+  Value zero = constant(0), one = constant(1), minusOne = constant(-1);
+  Value divisorIsZero = equals(rhs, zero);
+  Value divisorIsMinusOne = equals(rhs, minusOne);
+  Value safeDivisor = arith::SelectOp::create(
+      b, loc, arith::OrIOp::create(b, loc, divisorIsZero, divisorIsMinusOne),
+      one, rhs);
+  Value quotient = arith::DivSIOp::create(b, loc, lhs, safeDivisor);
+  // Not arith.remsi: its SPIR-V lowering takes absolute values and gets the
+  // sign wrong for the most negative dividend. This product cannot overflow.
+  Value remainder = arith::SubIOp::create(
+      b, loc, lhs, arith::MulIOp::create(b, loc, quotient, safeDivisor));
+  Value signsDiffer = arith::XOrIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, remainder, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, safeDivisor,
+                            zero));
+  Value adjust = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, remainder, zero),
+      signsDiffer);
+  quotient = arith::SelectOp::create(
+      b, loc, adjust, arith::SubIOp::create(b, loc, quotient, one), quotient);
+  remainder = arith::SelectOp::create(
+      b, loc, adjust, arith::AddIOp::create(b, loc, remainder, safeDivisor),
+      remainder);
+  quotient = arith::SelectOp::create(b, loc, divisorIsMinusOne,
+                                     arith::SubIOp::create(b, loc, zero, lhs),
+                                     quotient);
+  quotient = arith::SelectOp::create(b, loc, divisorIsZero, zero, quotient);
+  return {quotient, remainder};
+}
+
+template <typename PkOp, Value FloorDivision::*part>
+struct FloorDivisionLowering : public OpConversionPattern<PkOp> {
+  using OpConversionPattern<PkOp>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        {adaptor.getLhs(), adaptor.getRhs()}, {},
+        [](OpBuilder &b, Location loc, ValueRange args, Type element) {
+          FloorDivision division =
+              isa<FloatType>(element)
+                  ? buildFloatFloorDivision(b, loc, args[0], args[1])
+                  : buildIntegerFloorDivision(b, loc, args[0], args[1]);
+          return division.*part;
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -682,6 +815,8 @@ void mlir::pk::populatePkToLinalgConversionPatterns(
                BinaryLowering<SubOp, arith::SubFOp, arith::SubIOp>,
                BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
                BinaryLowering<DivOp, arith::DivFOp, arith::DivFOp>,
+               FloorDivisionLowering<FloorDivOp, &FloorDivision::quotient>,
+               FloorDivisionLowering<RemOp, &FloorDivision::remainder>,
                ExtremumLowering<MaximumOp, arith::MaximumFOp, arith::MaxSIOp,
                                 arith::MaxUIOp>,
                ExtremumLowering<MinimumOp, arith::MinimumFOp, arith::MinSIOp,

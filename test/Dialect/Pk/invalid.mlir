@@ -458,3 +458,19 @@ func.func @reduce_sum_booleans(%x: tensor<4xi1>) {
   %0 = pk.reduce_sum %x axes = [0] : tensor<4xi1> -> tensor<i1>
   return
 }
+
+// -----
+
+func.func @rem_booleans(%m: tensor<4xi1>) {
+  // expected-error@+1 {{'pk.rem' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
+  %0 = pk.rem %m, %m : tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @floordiv_mixed(%x: tensor<4xi32>, %y: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.floordiv' op requires the same type for all operands and results}}
+  %0 = "pk.floordiv"(%x, %y) : (tensor<4xi32>, tensor<4xf32>) -> tensor<4xi32>
+  return
+}

@@ -256,3 +256,14 @@ pk.kernel @reductions(%x: !pk.ref<4x8xf32>, %s: !pk.ref<4xf32>, %m: !pk.ref<1x1x
   pk.store %3, %n : tensor<8xf32> -> !pk.ref<8xf32>
   pk.return
 }
+
+// CHECK-LABEL: pk.kernel @floor_division
+// CHECK: pk.floordiv %{{.*}}, %{{.*}} : tensor<4xi64>
+// CHECK: pk.rem %{{.*}}, %{{.*}} : tensor<4xi64>
+pk.kernel @floor_division(%x: !pk.ref<4xi64>, %o: !pk.ref<4xi64>) {
+  %a = pk.load %x : !pk.ref<4xi64> -> tensor<4xi64>
+  %q = pk.floordiv %a, %a : tensor<4xi64>
+  %r = pk.rem %q, %a : tensor<4xi64>
+  pk.store %r, %o : tensor<4xi64> -> !pk.ref<4xi64>
+  pk.return
+}

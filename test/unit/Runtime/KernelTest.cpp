@@ -186,6 +186,34 @@ TEST(Kernel, ComparisonsAndWhereFollowNumPy) {
   }
 }
 
+TEST(Kernel, FloorDivisionAndRemainderFollowNumPy) {
+  pk::Kernel k("divmod", [](Ref x, Ref y, Ref q, Ref r) {
+    q[all] = pk::floorDivide(x[all], y[all]);
+    r[all] = x[all] % y[all];
+  });
+  // Python's rules: rounding towards -inf, the remainder takes the
+  // divisor's sign; NumPy's x // 0 == x % 0 == 0 and MIN // -1 == MIN.
+  Array<int32_t> x({6}), y({6}), q({6}), r({6});
+  x.data = {7, -7, 7, -7, 5, INT32_MIN};
+  y.data = {2, 2, -2, -2, 0, -1};
+  k({x.view(), y.view(), q.view(), r.view()});
+  EXPECT_EQ(q.data, (std::vector<int32_t>{3, -4, -4, 3, 0, INT32_MIN}));
+  EXPECT_EQ(r.data, (std::vector<int32_t>{1, 1, -1, -1, 0, 0}));
+
+  Array<double> fx({4}), fy({4}), fq({4}), fr({4});
+  fx.data = {7.5, -7.5, 1.0, -1.0};
+  fy.data = {2.0, 2.0, 0.0, INFINITY};
+  k({fx.view(), fy.view(), fq.view(), fr.view()});
+  EXPECT_EQ(fq.data[0], 3.0);
+  EXPECT_EQ(fr.data[0], 1.5);
+  EXPECT_EQ(fq.data[1], -4.0);
+  EXPECT_EQ(fr.data[1], 0.5);
+  EXPECT_EQ(fq.data[2], INFINITY);
+  EXPECT_TRUE(std::isnan(fr.data[2]));
+  EXPECT_EQ(fq.data[3], -1.0);
+  EXPECT_EQ(fr.data[3], INFINITY);
+}
+
 TEST(Kernel, SoftmaxInOneKernel) {
   pk::Kernel softmax("softmax", [](Ref x, Ref o) {
     pk::Value e = pk::exp(x[all] - pk::amax(x[all], {-1}, true));

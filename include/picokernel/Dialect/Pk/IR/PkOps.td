@@ -245,6 +245,36 @@ def Pk_DivOp : Pk_BinaryOp<"div", Pk_FloatTensor> {
   }];
 }
 
+def Pk_RemOp : Pk_BinaryOp<"rem", Pk_NumericTensor> {
+  let summary = "elementwise remainder with the divisor's sign (NumPy's `%`)";
+  let description = [{
+    Python's and NumPy's `lhs % rhs`: the result is zero or has the sign of
+    `rhs`, and `lhs == (lhs // rhs) * rhs + lhs % rhs`. For floats a zero
+    result carries the divisor's sign and `x % 0` is NaN; for integers
+    `x % 0` is 0, as NumPy returns (it also warns).
+
+    ```mlir
+    %2 = pk.rem %0, %1 : tensor<4xi32>
+    ```
+  }];
+  let hasFolder = 0;
+}
+
+def Pk_FloorDivOp : Pk_BinaryOp<"floordiv", Pk_NumericTensor> {
+  let summary = "elementwise floor division (NumPy's `//`)";
+  let description = [{
+    `lhs // rhs`: the quotient rounded towards negative infinity. Floats
+    follow NumPy's `floor_divide` (`x // 0` is ±inf or NaN, a zero quotient
+    keeps the sign of `lhs / rhs`); for integers `x // 0` is 0 and the most
+    negative value divided by -1 wraps to itself, as NumPy returns.
+
+    ```mlir
+    %2 = pk.floordiv %0, %1 : tensor<4xf64>
+    ```
+  }];
+  let hasFolder = 0;
+}
+
 def Pk_NegOp : Pk_Op<"neg", [Pure, Elementwise, SameOperandsAndResultType]> {
   let summary = "elementwise negation";
   let description = [{
