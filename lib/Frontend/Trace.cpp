@@ -505,16 +505,75 @@ public:
     const std::string op = "power";
     Shape shape = broadcastOperands(base, exponent, op);
     DType dtype = resultType(base, exponent);
-    if (!isFloat(dtype))
-      fail(base.where(), op,
-           "integer powers (" + quoted(dtype) +
-               " ** ...) are not supported yet; use a floating-point base "
-               "or exponent",
-           TraceError::Category::Type);
+    if (dtype == DType::Bool)
+      dtype = DType::I8; // NumPy's bool ** bool is int8
+    bool weakNumber = !exponent.numberType() &&
+                      (exponent.getKind() == Operand::Kind::Integer ||
+                       exponent.getKind() == Operand::Kind::Float);
+    mlir::Location loc = location(base.where());
+    if (!isFloat(dtype)) {
+      if (exponent.getKind() != Operand::Kind::Integer &&
+          exponent.getKind() != Operand::Kind::Bool)
+        fail(exponent.where(), op,
+             "integer powers (" + quoted(dtype) +
+                 " ** ...) need a constant exponent, whose sign is known "
+                 "when tracing (NumPy raises for negative ones); use a "
+                 "floating-point base or exponent",
+             TraceError::Category::Type);
+      if (exponent.getInteger() < 0)
+        fail(exponent.where(), op,
+             "integers to negative integer powers are not allowed (NumPy "
+             "raises ValueError); use a floating-point base",
+             TraceError::Category::Value);
+      return wrap(integerPower(materialize(base, dtype, shape, op),
+                               uint64_t(exponent.getInteger()), loc));
+    }
     mlir::Value b = materialize(base, dtype, shape, op);
+    if (weakNumber) {
+      // NumPy's fast paths for `array ** python_scalar` (square, sqrt,
+      // reciprocal, ones, copy): the same results, without a pow call.
+      double e = exponent.getKind() == Operand::Kind::Integer
+                     ? double(exponent.getInteger())
+                     : exponent.getFloat();
+      auto number = [&](double value) {
+        return materialize(Operand::fromFloat(value, base.where()), dtype,
+                           shape, op);
+      };
+      if (e == 2.0)
+        return wrap(mlir::pk::MulOp::create(builder, loc, b, b));
+      if (e == 0.5)
+        return wrap(mlir::pk::SqrtOp::create(builder, loc, b));
+      if (e == -1.0)
+        return wrap(mlir::pk::DivOp::create(builder, loc, number(1.0), b));
+      if (e == 1.0)
+        return wrap(b);
+      if (e == 0.0)
+        return wrap(number(1.0));
+    }
     mlir::Value e = materialize(exponent, dtype, shape, op);
-    return wrap(
-        mlir::pk::PowOp::create(builder, location(base.where()), b, e));
+    return wrap(mlir::pk::PowOp::create(builder, loc, b, e));
+  }
+
+  /// `value ** exponent` by repeated squaring: wrapping multiplications
+  /// give NumPy's integer power exactly.
+  mlir::Value integerPower(mlir::Value value, uint64_t exponent,
+                           mlir::Location loc) {
+    mlir::Value result;
+    for (mlir::Value square = value; exponent; exponent >>= 1) {
+      if (exponent & 1)
+        result = result ? mlir::Value(mlir::pk::MulOp::create(builder, loc,
+                                                              result, square))
+                        : square;
+      if (exponent > 1)
+        square = mlir::pk::MulOp::create(builder, loc, square, square);
+    }
+    if (result)
+      return result;
+    auto type = mlir::cast<mlir::RankedTensorType>(value.getType());
+    return mlir::pk::ConstantOp::create(
+        builder, loc,
+        mlir::DenseElementsAttr::get(
+            type, builder.getIntegerAttr(type.getElementType(), 1)));
   }
 
   enum class ReduceKind { Sum, Max, Min, Mean };

@@ -88,10 +88,61 @@ def test_numpy_functions_that_are_not_supported():
         out_kwarg(np.ones(3), np.ones(3))
 
 
-def test_integer_powers_are_a_clear_error():
+def test_integer_powers_follow_numpy():
     @picokernel.kernel
-    def k(x_ref, o_ref):
-        o_ref[...] = x_ref[...] ** 2
+    def k(x_ref, m_ref, o0, o1, o2, o3, o7, om):
+        x = x_ref[...]
+        o0[...] = x ** 0
+        o1[...] = x ** 1
+        o2[...] = x ** 2
+        o3[...] = 3 ** 2 + x ** 3     # wraps like NumPy's int8
+        o7[...] = x ** 7
+        om[...] = m_ref[...] ** True  # bool ** bool is int8
 
-    with pytest.raises(TypeError, match="integer powers"):
-        k(np.arange(3), np.empty(3, np.int64))
+    x = np.array([-128, -7, -1, 0, 1, 2, 5, 127], dtype=np.int8)
+    m = np.array([True, False, True, False, True, True, False, True])
+    expected = [x ** 0, x ** 1, x ** 2, 3 ** 2 + x ** 3, x ** 7, m ** True]
+    outputs = [np.empty_like(e) for e in expected]
+    k(x, m, *outputs)
+    for output, want in zip(outputs, expected):
+        assert output.dtype == want.dtype
+        np.testing.assert_array_equal(output, want)
+
+
+def test_integer_powers_need_a_known_nonnegative_exponent():
+    @picokernel.kernel
+    def negative(x_ref, o_ref):
+        o_ref[...] = x_ref[...] ** -2
+
+    with pytest.raises(ValueError, match="negative integer powers"):
+        negative(np.arange(3), np.empty(3, np.int64))
+
+    @picokernel.kernel
+    def traced(x_ref, o_ref):
+        o_ref[...] = x_ref[...] ** x_ref[...]
+
+    with pytest.raises(TypeError, match="need a constant exponent"):
+        traced(np.arange(3), np.empty(3, np.int64))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_powers_take_numpys_fast_paths_bit_for_bit(dtype):
+    @picokernel.kernel
+    def k(x_ref, fast_ref, pow_ref):
+        x = x_ref[...]
+        fast_ref[...] = x ** 2 + x ** 0.5 + x ** -1 + x ** 1 + x ** 0
+        pow_ref[...] = x ** 3 + x ** 1.5
+
+    x = np.array([0.1, 0.5, 1.0, 2.0, 3.3, 1e3, np.inf, np.nan, 0.0], dtype=dtype)
+    with np.errstate(all="ignore"):
+        fast = x ** 2 + x ** 0.5 + x ** -1 + x ** 1 + x ** 0
+        powers = x ** 3 + x ** 1.5
+    o_fast, o_pow = np.empty_like(x), np.empty_like(x)
+    k(x, o_fast, o_pow)
+    np.testing.assert_array_equal(o_fast, fast)
+    # pow itself is the vector math library's (within an ulp or two).
+    np.testing.assert_allclose(o_pow, powers, rtol=4 * np.finfo(dtype).eps)
+    # Only ** 3 and ** 1.5 call pow; NumPy calls it for the same two.
+    assert k.lower(x, o_fast, o_pow, stage="pk").count("pk.pow") == 2
+
+

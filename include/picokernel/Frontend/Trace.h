@@ -301,8 +301,9 @@ inline Value ceil(const Operand &x) { return math(MathFunction::Ceil, x); }
 inline Value sigmoid(const Operand &x) {
   return math(MathFunction::Sigmoid, x);
 }
-/// NumPy's `**` for floating-point results (integer powers are not
-/// supported yet: a TraceError).
+/// NumPy's `**`. Integer results need a constant exponent >= 0 (computed by
+/// repeated squaring, wrapping); constant exponents 2, 0.5, -1, 1 and 0 take
+/// NumPy's fast paths (square, sqrt, reciprocal, copy, ones).
 Value pow(const Operand &base, const Operand &exponent);
 
 /// NumPy's reductions over `axes` (all axes when empty; negative axes count

@@ -329,10 +329,9 @@ TEST(Trace, MathFunctionsComputeInFloatLikeNumPy) {
   v6<2:f32> = LOAD [x]()
   v7<2:f32> = SQRT(v6)
   v8<2:f32> = LOAD [x]()
-  v9<2:f32> = CONST(2.0)
-  v10<2:f32> = POW(v8, v9)
-  v11<2:f32> = SELECT(v5, v7, v10)
-  STORE [p](v11)
+  v9<2:f32> = MUL(v8, v8)
+  v10<2:f32> = SELECT(v5, v7, v9)
+  STORE [p](v10)
 )");
 }
 

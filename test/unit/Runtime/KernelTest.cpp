@@ -479,3 +479,18 @@ TEST(KernelErrors, NullDataAndNegativeShapes) {
 }
 
 } // namespace
+
+TEST(Kernel, IntegerPowersWrapLikeNumPy) {
+  pk::Kernel cube("cube", [](Ref x, Ref o) { o[all] = pk::pow(x[all], 3); });
+  Array<int8_t> x({4}), o({4});
+  x.data = {-7, 2, 5, 127};
+  cube({x.view(), o.view()});
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(o.data[i], int8_t(x.data[i] * x.data[i] * x.data[i])) << i;
+
+  pk::Kernel negative("negative",
+                      [](Ref x, Ref o) { o[all] = pk::pow(x[all], -1); });
+  EXPECT_NE(errorOf<pk::TraceError>([&] { negative({x.view(), o.view()}); })
+                .find("integers to negative integer powers are not allowed"),
+            std::string::npos);
+}
