@@ -146,3 +146,29 @@ def test_float_powers_take_numpys_fast_paths_bit_for_bit(dtype):
     assert k.lower(x, o_fast, o_pow, stage="pk").count("pk.pow") == 2
 
 
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_log1p_and_expm1_keep_small_arguments(dtype):
+    """log(1 + x) and exp(x) - 1 would return 0 for x = 1e-10: the lowering
+    divides out the rounding of 1 + x and exp(x) instead."""
+    @picokernel.kernel
+    def k(x_ref, e_ref, l_ref):
+        e_ref[...] = np.expm1(x_ref[...])
+        l_ref[...] = np.log1p(x_ref[...])
+
+    rng = np.random.default_rng(7)
+    tiny = 10.0 ** rng.uniform(-30, 0, 2000) * rng.choice([-1, 1], 2000)
+    special = [0.0, -0.0, 1e-10, -1e-10, 0.5, -0.5, 30.0, 700.0, 1e30, -1e30,
+               -1.0, -2.0, np.inf, -np.inf, np.nan]
+    x = np.concatenate([tiny, special, rng.uniform(-20, 20, 2000)]).astype(dtype)
+    e, l = np.empty_like(x), np.empty_like(x)
+    k(x, e, l)
+    with np.errstate(all="ignore"):
+        want_e, want_l = np.expm1(x), np.log1p(x)
+    for got, want in [(e, want_e), (l, want_l)]:
+        finite = np.isfinite(want)
+        np.testing.assert_array_equal(got[~finite], want[~finite])
+        ulps = np.abs(got[finite] - want[finite]) / np.spacing(np.abs(want[finite]))
+        assert ulps.max() <= 8, x[finite][np.argmax(ulps)]  # libm: ~1
+    assert np.signbit(l[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()

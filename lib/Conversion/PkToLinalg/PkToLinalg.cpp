@@ -296,6 +296,75 @@ struct UnaryMathLowering : public OpConversionPattern<PkOp> {
   }
 };
 
+/// log1p and expm1 from log and exp without losing the small arguments they
+/// exist for: math-to-llvm and math-to-spirv expand math.log1p as log(1 + x)
+/// and math.expm1 as exp(x) - 1, which return 0 for x = 1e-10 in float32.
+/// Goldberg's and Kahan's corrections divide out the rounding of 1 + x and
+/// of exp(x), leaving the error of log/exp (a few ulps).
+Value buildLog1p(OpBuilder &b, Location loc, Value x) {
+  Type type = x.getType();
+  Value one = arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, 1));
+  Value infinity = arith::ConstantOp::create(
+      b, loc, type,
+      b.getFloatAttr(type, std::numeric_limits<double>::infinity()));
+  Value u = arith::AddFOp::create(b, loc, one, x);
+  // log(u) * x / (u - 1); exact x where 1 + x rounds to 1, log(u) at +inf.
+  Value corrected = arith::DivFOp::create(
+      b, loc,
+      arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u), x),
+      arith::SubFOp::create(b, loc, u, one));
+  Value uIsOne =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one);
+  Value uIsInfinite =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, infinity);
+  Value result = arith::SelectOp::create(b, loc, uIsInfinite, u, corrected);
+  return arith::SelectOp::create(b, loc, uIsOne, x, result);
+}
+
+Value buildExpm1(OpBuilder &b, Location loc, Value x) {
+  Type type = x.getType();
+  Value one = arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, 1));
+  Value minusOne =
+      arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, -1));
+  Value infinity = arith::ConstantOp::create(
+      b, loc, type,
+      b.getFloatAttr(type, std::numeric_limits<double>::infinity()));
+  Value u = math::ExpOp::create(b, loc, x);
+  Value uMinusOne = arith::SubFOp::create(b, loc, u, one);
+  // (u - 1) * x / log(u); exact x where exp(x) rounds to 1, -1 where it
+  // underflows to 0 (u - 1 == -1), +inf where it overflows.
+  Value corrected = arith::DivFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, uMinusOne, x),
+      math::LogOp::create(b, loc, u));
+  auto equals = [&](Value lhs, Value rhs) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lhs, rhs)
+        .getResult();
+  };
+  Value result = arith::SelectOp::create(b, loc, equals(u, infinity), u,
+                                         corrected);
+  result = arith::SelectOp::create(b, loc, equals(uMinusOne, minusOne),
+                                   minusOne, result);
+  return arith::SelectOp::create(b, loc, equals(u, one), x, result);
+}
+
+template <typename PkOp, Value (*build)(OpBuilder &, Location, Value)>
+struct ExpandedMathLowering : public OpConversionPattern<PkOp> {
+  using OpConversionPattern<PkOp>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        adaptor.getOperand(), {},
+        [](OpBuilder &b, Location loc, ValueRange args, Type) {
+          return build(b, loc, args[0]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct SigmoidLowering : public OpConversionPattern<SigmoidOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -827,8 +896,8 @@ void mlir::pk::populatePkToLinalgConversionPatterns(
                ReduceLowering<ReduceMinOp, Reduction::Min>,
                UnaryMathLowering<ExpOp, math::ExpOp>,
                UnaryMathLowering<LogOp, math::LogOp>,
-               UnaryMathLowering<Log1pOp, math::Log1pOp>,
-               UnaryMathLowering<Expm1Op, math::ExpM1Op>,
+               ExpandedMathLowering<Log1pOp, buildLog1p>,
+               ExpandedMathLowering<Expm1Op, buildExpm1>,
                UnaryMathLowering<SqrtOp, math::SqrtOp>,
                UnaryMathLowering<RsqrtOp, math::RsqrtOp>,
                UnaryMathLowering<TanhOp, math::TanhOp>,

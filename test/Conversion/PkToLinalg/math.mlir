@@ -1,12 +1,25 @@
 // Math functions become math dialect ops in generic bodies; sigmoid is
-// 1 / (1 + exp(-x)).
+// 1 / (1 + exp(-x)); log1p and expm1 are built from log and exp with the
+// corrections that keep small arguments exact (not math.log1p/math.expm1,
+// which math-to-llvm and math-to-spirv expand as log(1 + x), exp(x) - 1).
 // RUN: pk-opt %s --convert-pk-to-linalg | FileCheck %s
 
 // CHECK-LABEL: func.func @math
 // CHECK: math.exp
 // CHECK: math.log
-// CHECK: math.log1p
-// CHECK: math.expm1
+// CHECK-NOT: math.log1p
+// CHECK: ^bb0(%[[L1P_X:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[U:.*]] = arith.addf %{{.*}}, %[[L1P_X]] : f32
+// CHECK: %[[LOG_U:.*]] = math.log %[[U]] : f32
+// CHECK: %[[PRODUCT:.*]] = arith.mulf %[[LOG_U]], %[[L1P_X]] : f32
+// CHECK: %[[U_MINUS_ONE:.*]] = arith.subf %[[U]], %{{.*}} : f32
+// CHECK: arith.divf %[[PRODUCT]], %[[U_MINUS_ONE]] : f32
+// CHECK: arith.select %{{.*}}, %[[L1P_X]], %{{.*}} : f32
+// CHECK-NOT: math.expm1
+// CHECK: ^bb0(%[[EM1_X:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[EXP_X:.*]] = math.exp %[[EM1_X]] : f32
+// CHECK: math.log %[[EXP_X]] : f32
+// CHECK: arith.select %{{.*}}, %[[EM1_X]], %{{.*}} : f32
 // CHECK: math.sqrt
 // CHECK: math.rsqrt
 // CHECK: math.tanh
