@@ -175,134 +175,84 @@ Value buildElementwise(OpBuilder &builder, Location loc,
   auto generic = linalg::GenericOp::create(
       builder, loc, resultType, inputs, init, maps, iterators,
       [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
-        Value result = body(b, bodyLoc, args.drop_back(),
-                            resultType.getElementType());
+        Value result =
+            body(b, bodyLoc, args.drop_back(), resultType.getElementType());
         linalg::YieldOp::create(b, bodyLoc, result);
       });
   return generic.getResult(0);
 }
 
-template <typename PkOp, typename FloatOp, typename IntOp>
-struct BinaryLowering : public OpConversionPattern<PkOp> {
+/// Lowers an elementwise pk op to a generic whose body computes
+/// `body(operand elements..., result element type)`.
+template <typename PkOp, Value (*body)(OpBuilder &, Location, ValueRange, Type)>
+struct ElementwiseLowering : public OpConversionPattern<PkOp> {
   using OpConversionPattern<PkOp>::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), type, {adaptor.getLhs(), adaptor.getRhs()}, {},
-        [](OpBuilder &b, Location loc, ValueRange args, Type element) {
-          if (isa<FloatType>(element))
-            return FloatOp::create(b, loc, args[0], args[1]).getResult();
-          return IntOp::create(b, loc, args[0], args[1]).getResult();
-        });
+    Value result = buildElementwise(rewriter, op.getLoc(),
+                                    cast<RankedTensorType>(op.getType()),
+                                    adaptor.getOperands(), {}, body);
     rewriter.replaceOp(op, result);
     return success();
   }
 };
+
+template <typename FloatOp, typename IntOp>
+Value floatOrIntBody(OpBuilder &b, Location loc, ValueRange args,
+                     Type element) {
+  if (isa<FloatType>(element))
+    return FloatOp::create(b, loc, args[0], args[1]);
+  return IntOp::create(b, loc, args[0], args[1]);
+}
 
 /// maximum/minimum: NaN-propagating for floats, signed for integers,
 /// unsigned for booleans (logical or/and).
-template <typename PkOp, typename FloatOp, typename SignedOp,
-          typename UnsignedOp>
-struct ExtremumLowering : public OpConversionPattern<PkOp> {
-  using OpConversionPattern<PkOp>::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        {adaptor.getLhs(), adaptor.getRhs()}, {},
-        [](OpBuilder &b, Location loc, ValueRange args, Type element) {
-          if (isa<FloatType>(element))
-            return FloatOp::create(b, loc, args[0], args[1]).getResult();
-          if (element.isInteger(1))
-            return UnsignedOp::create(b, loc, args[0], args[1]).getResult();
-          return SignedOp::create(b, loc, args[0], args[1]).getResult();
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
+template <typename FloatOp, typename SignedOp, typename UnsignedOp>
+Value extremumBody(OpBuilder &b, Location loc, ValueRange args, Type element) {
+  if (isa<FloatType>(element))
+    return FloatOp::create(b, loc, args[0], args[1]);
+  if (element.isInteger(1))
+    return UnsignedOp::create(b, loc, args[0], args[1]);
+  return SignedOp::create(b, loc, args[0], args[1]);
+}
 
 /// Comparisons: ordered float predicates (false with NaN; `ne` unordered,
 /// true with NaN), signed integers, unsigned booleans.
-template <typename PkOp, arith::CmpFPredicate floatPredicate,
+template <arith::CmpFPredicate floatPredicate,
           arith::CmpIPredicate signedPredicate,
           arith::CmpIPredicate unsignedPredicate>
-struct CompareLowering : public OpConversionPattern<PkOp> {
-  using OpConversionPattern<PkOp>::OpConversionPattern;
+Value compareBody(OpBuilder &b, Location loc, ValueRange args, Type) {
+  Type element = args[0].getType();
+  if (isa<FloatType>(element))
+    return arith::CmpFOp::create(b, loc, floatPredicate, args[0], args[1]);
+  return arith::CmpIOp::create(
+      b, loc, element.isInteger(1) ? unsignedPredicate : signedPredicate,
+      args[0], args[1]);
+}
 
-  LogicalResult
-  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        {adaptor.getLhs(), adaptor.getRhs()}, {},
-        [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
-          Type element = args[0].getType();
-          if (isa<FloatType>(element))
-            return arith::CmpFOp::create(b, loc, floatPredicate, args[0],
-                                         args[1]);
-          return arith::CmpIOp::create(b, loc,
-                                       element.isInteger(1) ? unsignedPredicate
-                                                            : signedPredicate,
-                                       args[0], args[1]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct AbsLowering : public OpConversionPattern<AbsOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(AbsOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        adaptor.getOperand(), {},
-        [](OpBuilder &b, Location loc, ValueRange args, Type element) -> Value {
-          if (isa<FloatType>(element))
-            return math::AbsFOp::create(b, loc, args[0]);
-          if (element.isInteger(1))
-            return args[0];
-          return math::AbsIOp::create(b, loc, args[0]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
+Value absBody(OpBuilder &b, Location loc, ValueRange args, Type element) {
+  if (isa<FloatType>(element))
+    return math::AbsFOp::create(b, loc, args[0]);
+  if (element.isInteger(1))
+    return args[0];
+  return math::AbsIOp::create(b, loc, args[0]);
+}
 
 /// A unary float op as one math op in a generic body.
-template <typename PkOp, typename MathOp>
-struct UnaryMathLowering : public OpConversionPattern<PkOp> {
-  using OpConversionPattern<PkOp>::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        adaptor.getOperand(), {},
-        [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
-          return MathOp::create(b, loc, args[0]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
+template <typename MathOp>
+Value mathBody(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return MathOp::create(b, loc, args[0]);
+}
 
 /// log1p and expm1 from log and exp without losing the small arguments they
 /// exist for: math-to-llvm and math-to-spirv expand math.log1p as log(1 + x)
 /// and math.expm1 as exp(x) - 1, which return 0 for x = 1e-10 in float32.
 /// Goldberg's and Kahan's corrections divide out the rounding of 1 + x and
 /// of exp(x), leaving the error of log/exp (a few ulps).
-Value buildLog1p(OpBuilder &b, Location loc, Value x) {
-  Type type = x.getType();
+Value log1pBody(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  Value x = args[0];
   Value one = arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, 1));
   Value infinity = arith::ConstantOp::create(
       b, loc, type,
@@ -310,8 +260,7 @@ Value buildLog1p(OpBuilder &b, Location loc, Value x) {
   Value u = arith::AddFOp::create(b, loc, one, x);
   // log(u) * x / (u - 1); exact x where 1 + x rounds to 1, log(u) at +inf.
   Value corrected = arith::DivFOp::create(
-      b, loc,
-      arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u), x),
+      b, loc, arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u), x),
       arith::SubFOp::create(b, loc, u, one));
   Value uIsOne =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one);
@@ -321,8 +270,8 @@ Value buildLog1p(OpBuilder &b, Location loc, Value x) {
   return arith::SelectOp::create(b, loc, uIsOne, x, result);
 }
 
-Value buildExpm1(OpBuilder &b, Location loc, Value x) {
-  Type type = x.getType();
+Value expm1Body(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  Value x = args[0];
   Value one = arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, 1));
   Value minusOne =
       arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, -1));
@@ -333,59 +282,28 @@ Value buildExpm1(OpBuilder &b, Location loc, Value x) {
   Value uMinusOne = arith::SubFOp::create(b, loc, u, one);
   // (u - 1) * x / log(u); exact x where exp(x) rounds to 1, -1 where it
   // underflows to 0 (u - 1 == -1), +inf where it overflows.
-  Value corrected = arith::DivFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, uMinusOne, x),
-      math::LogOp::create(b, loc, u));
+  Value corrected =
+      arith::DivFOp::create(b, loc, arith::MulFOp::create(b, loc, uMinusOne, x),
+                            math::LogOp::create(b, loc, u));
   auto equals = [&](Value lhs, Value rhs) {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lhs, rhs)
         .getResult();
   };
-  Value result = arith::SelectOp::create(b, loc, equals(u, infinity), u,
-                                         corrected);
+  Value result =
+      arith::SelectOp::create(b, loc, equals(u, infinity), u, corrected);
   result = arith::SelectOp::create(b, loc, equals(uMinusOne, minusOne),
                                    minusOne, result);
   return arith::SelectOp::create(b, loc, equals(u, one), x, result);
 }
 
-template <typename PkOp, Value (*build)(OpBuilder &, Location, Value)>
-struct ExpandedMathLowering : public OpConversionPattern<PkOp> {
-  using OpConversionPattern<PkOp>::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        adaptor.getOperand(), {},
-        [](OpBuilder &b, Location loc, ValueRange args, Type) {
-          return build(b, loc, args[0]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct SigmoidLowering : public OpConversionPattern<SigmoidOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(SigmoidOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        adaptor.getOperand(), {},
-        [](OpBuilder &b, Location loc, ValueRange args, Type element) -> Value {
-          Value one = arith::ConstantOp::create(b, loc, element,
-                                                b.getFloatAttr(element, 1.0));
-          Value negated = arith::NegFOp::create(b, loc, args[0]);
-          Value exp = math::ExpOp::create(b, loc, negated);
-          Value sum = arith::AddFOp::create(b, loc, one, exp);
-          return arith::DivFOp::create(b, loc, one, sum);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
+Value sigmoidBody(OpBuilder &b, Location loc, ValueRange args, Type element) {
+  Value one =
+      arith::ConstantOp::create(b, loc, element, b.getFloatAttr(element, 1.0));
+  Value negated = arith::NegFOp::create(b, loc, args[0]);
+  Value exp = math::ExpOp::create(b, loc, negated);
+  Value sum = arith::AddFOp::create(b, loc, one, exp);
+  return arith::DivFOp::create(b, loc, one, sum);
+}
 
 /// Floor division and its remainder with NumPy's results: `quotient` is
 /// `lhs // rhs`, `remainder` is `lhs % rhs` (the sign of the divisor).
@@ -496,27 +414,15 @@ FloorDivision buildIntegerFloorDivision(OpBuilder &b, Location loc, Value lhs,
   return {quotient, remainder};
 }
 
-template <typename PkOp, Value FloorDivision::*part>
-struct FloorDivisionLowering : public OpConversionPattern<PkOp> {
-  using OpConversionPattern<PkOp>::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        {adaptor.getLhs(), adaptor.getRhs()}, {},
-        [](OpBuilder &b, Location loc, ValueRange args, Type element) {
-          FloorDivision division =
-              isa<FloatType>(element)
-                  ? buildFloatFloorDivision(b, loc, args[0], args[1])
-                  : buildIntegerFloorDivision(b, loc, args[0], args[1]);
-          return division.*part;
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
+template <Value FloorDivision::*part>
+Value floorDivisionBody(OpBuilder &b, Location loc, ValueRange args,
+                        Type element) {
+  FloorDivision division =
+      isa<FloatType>(element)
+          ? buildFloatFloorDivision(b, loc, args[0], args[1])
+          : buildIntegerFloorDivision(b, loc, args[0], args[1]);
+  return division.*part;
+}
 
 enum class Reduction { Sum, Max, Min };
 
@@ -531,8 +437,9 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
     if (auto floatType = dyn_cast<FloatType>(element)) {
       if (kind == Reduction::Sum)
         return b.getFloatAttr(element, 0.0);
-      return b.getFloatAttr(element, APFloat::getInf(floatType.getFloatSemantics(),
-                                                     kind == Reduction::Max));
+      return b.getFloatAttr(element,
+                            APFloat::getInf(floatType.getFloatSemantics(),
+                                            kind == Reduction::Max));
     }
     unsigned width = element.getIntOrFloatBitWidth();
     if (kind == Reduction::Sum)
@@ -552,11 +459,11 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
       return isFloat ? Value(arith::AddFOp::create(b, loc, acc, x))
                      : Value(arith::AddIOp::create(b, loc, acc, x));
     case Reduction::Max:
-      return isFloat ? Value(arith::MaximumFOp::create(b, loc, acc, x))
+      return isFloat  ? Value(arith::MaximumFOp::create(b, loc, acc, x))
              : isBool ? Value(arith::MaxUIOp::create(b, loc, acc, x))
                       : Value(arith::MaxSIOp::create(b, loc, acc, x));
     case Reduction::Min:
-      return isFloat ? Value(arith::MinimumFOp::create(b, loc, acc, x))
+      return isFloat  ? Value(arith::MinimumFOp::create(b, loc, acc, x))
              : isBool ? Value(arith::MinUIOp::create(b, loc, acc, x))
                       : Value(arith::MinSIOp::create(b, loc, acc, x));
     }
@@ -588,7 +495,8 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
     Value empty = tensor::EmptyOp::create(rewriter, loc, reducedShape, element);
     Value start = arith::ConstantOp::create(rewriter, loc, element,
                                             identity(rewriter, element));
-    Value init = linalg::FillOp::create(rewriter, loc, start, empty).getResult(0);
+    Value init =
+        linalg::FillOp::create(rewriter, loc, start, empty).getResult(0);
     SmallVector<AffineMap> maps = {
         rewriter.getMultiDimIdentityMap(rank),
         AffineMap::get(rank, 0, outputExprs, rewriter.getContext())};
@@ -655,8 +563,8 @@ struct NegLowering : public OpConversionPattern<NegOp> {
         [](OpBuilder &b, Location loc, ValueRange args, Type element) {
           if (isa<FloatType>(element))
             return arith::NegFOp::create(b, loc, args[0]).getResult();
-          Value zero = arith::ConstantOp::create(
-              b, loc, element, b.getIntegerAttr(element, 0));
+          Value zero = arith::ConstantOp::create(b, loc, element,
+                                                 b.getIntegerAttr(element, 0));
           return arith::SubIOp::create(b, loc, zero, args[0]).getResult();
         });
     rewriter.replaceOp(op, result);
@@ -741,8 +649,7 @@ struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
       exprs.push_back(dim == 1 && to[offset + i] != 1
                           ? rewriter.getAffineConstantExpr(0)
                           : rewriter.getAffineDimExpr(offset + i));
-    AffineMap map =
-        AffineMap::get(to.size(), 0, exprs, rewriter.getContext());
+    AffineMap map = AffineMap::get(to.size(), 0, exprs, rewriter.getContext());
     Value result = buildElementwise(
         rewriter, op.getLoc(), op.getType(), adaptor.getOperand(), map,
         [](OpBuilder &, Location, ValueRange args, Type) { return args[0]; });
@@ -766,8 +673,8 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     Type element = resultType.getElementType();
     Value zero = arith::ConstantOp::create(rewriter, loc, element,
                                            rewriter.getZeroAttr(element));
-    Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                          element);
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), element);
     Value init =
         linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
 
@@ -777,14 +684,17 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     ValueRange inputs{lhs, rhs};
     Operation *product = nullptr;
     if (lhsRank == 2 && rhsRank == 2)
-      product = linalg::MatmulOp::create(rewriter, loc, resultType, inputs, init);
-    else if (lhsRank == 3 && rhsRank == 3)
       product =
-          linalg::BatchMatmulOp::create(rewriter, loc, resultType, inputs, init);
+          linalg::MatmulOp::create(rewriter, loc, resultType, inputs, init);
+    else if (lhsRank == 3 && rhsRank == 3)
+      product = linalg::BatchMatmulOp::create(rewriter, loc, resultType, inputs,
+                                              init);
     else if (lhsRank == 2 && rhsRank == 1)
-      product = linalg::MatvecOp::create(rewriter, loc, resultType, inputs, init);
+      product =
+          linalg::MatvecOp::create(rewriter, loc, resultType, inputs, init);
     else if (lhsRank == 1 && rhsRank == 2)
-      product = linalg::VecmatOp::create(rewriter, loc, resultType, inputs, init);
+      product =
+          linalg::VecmatOp::create(rewriter, loc, resultType, inputs, init);
     else if (lhsRank == 1 && rhsRank == 1)
       product = linalg::DotOp::create(rewriter, loc, resultType, inputs, init);
     else
@@ -863,10 +773,10 @@ struct ConvertPkToLinalgPass
 
     ConversionTarget target(*context);
     target.addIllegalDialect<PkDialect>();
-    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
-                           func::FuncDialect, linalg::LinalgDialect,
-                           math::MathDialect, memref::MemRefDialect,
-                           tensor::TensorDialect>();
+    target.addLegalDialect<
+        arith::ArithDialect, bufferization::BufferizationDialect,
+        func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
+        memref::MemRefDialect, tensor::TensorDialect>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -877,52 +787,58 @@ struct ConvertPkToLinalgPass
 
 void mlir::pk::populatePkToLinalgConversionPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns) {
-  patterns.add<KernelLowering, ReturnLowering, LoadLowering, StoreLowering,
-               ConstantLowering, NegLowering, CastLowering, BroadcastLowering,
-               MatmulLowering,
-               BinaryLowering<AddOp, arith::AddFOp, arith::AddIOp>,
-               BinaryLowering<SubOp, arith::SubFOp, arith::SubIOp>,
-               BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
-               BinaryLowering<DivOp, arith::DivFOp, arith::DivFOp>,
-               FloorDivisionLowering<FloorDivOp, &FloorDivision::quotient>,
-               FloorDivisionLowering<RemOp, &FloorDivision::remainder>,
-               ExtremumLowering<MaximumOp, arith::MaximumFOp, arith::MaxSIOp,
-                                arith::MaxUIOp>,
-               ExtremumLowering<MinimumOp, arith::MinimumFOp, arith::MinSIOp,
-                                arith::MinUIOp>,
-               AbsLowering, SelectLowering, SigmoidLowering,
-               ReduceLowering<ReduceSumOp, Reduction::Sum>,
-               ReduceLowering<ReduceMaxOp, Reduction::Max>,
-               ReduceLowering<ReduceMinOp, Reduction::Min>,
-               UnaryMathLowering<ExpOp, math::ExpOp>,
-               UnaryMathLowering<LogOp, math::LogOp>,
-               ExpandedMathLowering<Log1pOp, buildLog1p>,
-               ExpandedMathLowering<Expm1Op, buildExpm1>,
-               UnaryMathLowering<SqrtOp, math::SqrtOp>,
-               UnaryMathLowering<RsqrtOp, math::RsqrtOp>,
-               UnaryMathLowering<TanhOp, math::TanhOp>,
-               UnaryMathLowering<SinOp, math::SinOp>,
-               UnaryMathLowering<CosOp, math::CosOp>,
-               UnaryMathLowering<FloorOp, math::FloorOp>,
-               UnaryMathLowering<CeilOp, math::CeilOp>,
-               BinaryLowering<PowOp, math::PowFOp, math::PowFOp>,
-               CompareLowering<LessOp, arith::CmpFPredicate::OLT,
-                               arith::CmpIPredicate::slt,
-                               arith::CmpIPredicate::ult>,
-               CompareLowering<LessEqualOp, arith::CmpFPredicate::OLE,
-                               arith::CmpIPredicate::sle,
-                               arith::CmpIPredicate::ule>,
-               CompareLowering<GreaterOp, arith::CmpFPredicate::OGT,
-                               arith::CmpIPredicate::sgt,
-                               arith::CmpIPredicate::ugt>,
-               CompareLowering<GreaterEqualOp, arith::CmpFPredicate::OGE,
-                               arith::CmpIPredicate::sge,
-                               arith::CmpIPredicate::uge>,
-               CompareLowering<EqualOp, arith::CmpFPredicate::OEQ,
-                               arith::CmpIPredicate::eq,
-                               arith::CmpIPredicate::eq>,
-               CompareLowering<NotEqualOp, arith::CmpFPredicate::UNE,
-                               arith::CmpIPredicate::ne,
-                               arith::CmpIPredicate::ne>>(
+  patterns.add<
+      KernelLowering, ReturnLowering, LoadLowering, StoreLowering,
+      ConstantLowering, NegLowering, CastLowering, BroadcastLowering,
+      MatmulLowering,
+      ElementwiseLowering<AddOp, floatOrIntBody<arith::AddFOp, arith::AddIOp>>,
+      ElementwiseLowering<SubOp, floatOrIntBody<arith::SubFOp, arith::SubIOp>>,
+      ElementwiseLowering<MulOp, floatOrIntBody<arith::MulFOp, arith::MulIOp>>,
+      ElementwiseLowering<DivOp, floatOrIntBody<arith::DivFOp, arith::DivFOp>>,
+      ElementwiseLowering<FloorDivOp,
+                          floorDivisionBody<&FloorDivision::quotient>>,
+      ElementwiseLowering<RemOp, floorDivisionBody<&FloorDivision::remainder>>,
+      ElementwiseLowering<
+          MaximumOp,
+          extremumBody<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>>,
+      ElementwiseLowering<
+          MinimumOp,
+          extremumBody<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>>,
+      ElementwiseLowering<AbsOp, absBody>, SelectLowering,
+      ElementwiseLowering<SigmoidOp, sigmoidBody>,
+      ReduceLowering<ReduceSumOp, Reduction::Sum>,
+      ReduceLowering<ReduceMaxOp, Reduction::Max>,
+      ReduceLowering<ReduceMinOp, Reduction::Min>,
+      ElementwiseLowering<ExpOp, mathBody<math::ExpOp>>,
+      ElementwiseLowering<LogOp, mathBody<math::LogOp>>,
+      ElementwiseLowering<Log1pOp, log1pBody>,
+      ElementwiseLowering<Expm1Op, expm1Body>,
+      ElementwiseLowering<SqrtOp, mathBody<math::SqrtOp>>,
+      ElementwiseLowering<RsqrtOp, mathBody<math::RsqrtOp>>,
+      ElementwiseLowering<TanhOp, mathBody<math::TanhOp>>,
+      ElementwiseLowering<SinOp, mathBody<math::SinOp>>,
+      ElementwiseLowering<CosOp, mathBody<math::CosOp>>,
+      ElementwiseLowering<FloorOp, mathBody<math::FloorOp>>,
+      ElementwiseLowering<CeilOp, mathBody<math::CeilOp>>,
+      ElementwiseLowering<PowOp, floatOrIntBody<math::PowFOp, math::PowFOp>>,
+      ElementwiseLowering<LessOp, compareBody<arith::CmpFPredicate::OLT,
+                                              arith::CmpIPredicate::slt,
+                                              arith::CmpIPredicate::ult>>,
+      ElementwiseLowering<LessEqualOp, compareBody<arith::CmpFPredicate::OLE,
+                                                   arith::CmpIPredicate::sle,
+                                                   arith::CmpIPredicate::ule>>,
+      ElementwiseLowering<GreaterOp, compareBody<arith::CmpFPredicate::OGT,
+                                                 arith::CmpIPredicate::sgt,
+                                                 arith::CmpIPredicate::ugt>>,
+      ElementwiseLowering<
+          GreaterEqualOp,
+          compareBody<arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge,
+                      arith::CmpIPredicate::uge>>,
+      ElementwiseLowering<EqualOp, compareBody<arith::CmpFPredicate::OEQ,
+                                               arith::CmpIPredicate::eq,
+                                               arith::CmpIPredicate::eq>>,
+      ElementwiseLowering<NotEqualOp, compareBody<arith::CmpFPredicate::UNE,
+                                                  arith::CmpIPredicate::ne,
+                                                  arith::CmpIPredicate::ne>>>(
       typeConverter, patterns.getContext());
 }
