@@ -465,7 +465,8 @@ public:
   Value mathFunction(MathFunction function, const Operand &operand) {
     static const char *names[] = {"exp",   "log",  "log1p", "expm1",
                                   "sqrt",  "rsqrt", "tanh", "sin",
-                                  "cos",   "floor", "ceil", "sigmoid"};
+                                  "cos",   "floor", "ceil", "sigmoid",
+                                  "erf"};
     std::string op = names[int(function)];
     DType dtype = *arrayType(operand);
     if (!isFloat(dtype))
@@ -497,6 +498,8 @@ public:
       return wrap(mlir::pk::CeilOp::create(builder, loc, x));
     case MathFunction::Sigmoid:
       return wrap(mlir::pk::SigmoidOp::create(builder, loc, x));
+    case MathFunction::Erf:
+      return wrap(mlir::pk::ErfOp::create(builder, loc, x));
     }
     llvm_unreachable("unknown math function");
   }

@@ -59,6 +59,10 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
+  // Math ops LLVM has no intrinsic for (erf) are all that is left of the
+  // math dialect: libm calls, whose func ops convert-to-llvm lowers next.
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }
@@ -85,7 +89,9 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   PkPrepareSpirvKernelsOptions prepare;
   prepare.vulkanVersion = options.vulkanVersion;
   pm.addPass(createPkPrepareSpirvKernels(prepare));
-  // Math ops inside the kernels become GLSL extended instructions first.
+  // Math ops inside the kernels become GLSL extended instructions first;
+  // those GLSL lacks (erf) become polynomials.
+  pm.addNestedPass<gpu::GPUModuleOp>(createPkApproximateMathForSpirv());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertMathToSPIRVPass());
   pm.addPass(createConvertGPUToSPIRVPass());
   OpPassManager &spirvModule = pm.nest<spirv::ModuleOp>();

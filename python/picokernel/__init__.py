@@ -31,6 +31,7 @@ from ._picokernel import (
     Value,
     ceil,
     cos,
+    erf,
     exp,
     expm1,
     floor,
@@ -49,6 +50,7 @@ from ._picokernel import (
 __all__ = [
     "ceil",
     "cos",
+    "erf",
     "exp",
     "expm1",
     "floor",
@@ -118,6 +120,7 @@ _OTHER_UFUNCS = {
     "expm1": expm1,
     "sqrt": sqrt,
     "tanh": tanh,
+    "erf": erf,  # scipy.special.erf
     "sin": sin,
     "cos": cos,
     "floor": floor,

@@ -299,7 +299,8 @@ void bindTracing(nb::module_ &m) {
       {"sqrt", MathFunction::Sqrt},     {"rsqrt", MathFunction::Rsqrt},
       {"tanh", MathFunction::Tanh},     {"sin", MathFunction::Sin},
       {"cos", MathFunction::Cos},       {"floor", MathFunction::Floor},
-      {"ceil", MathFunction::Ceil},     {"sigmoid", MathFunction::Sigmoid}};
+      {"ceil", MathFunction::Ceil},     {"sigmoid", MathFunction::Sigmoid},
+      {"erf", MathFunction::Erf}};
   for (auto [name, function] : functions)
     m.def(
         name,

@@ -29,3 +29,13 @@ pk.kernel @large(%a: !pk.ref<1000x1000xf32>, %o: !pk.ref<1000x1000xf32>) {
   pk.store %1, %o : tensor<1000x1000xf32> -> !pk.ref<1000x1000xf32>
   pk.return
 }
+
+// erf has no LLVM intrinsic: it becomes a call to libm's erff.
+// CHECK-LABEL: llvm.func @erf
+// CHECK: llvm.call @erff
+pk.kernel @erf(%a: !pk.ref<16xf32>, %o: !pk.ref<16xf32>) {
+  %0 = pk.load %a : !pk.ref<16xf32> -> tensor<16xf32>
+  %1 = pk.erf %0 : tensor<16xf32>
+  pk.store %1, %o : tensor<16xf32> -> !pk.ref<16xf32>
+  pk.return
+}

@@ -172,3 +172,26 @@ def test_log1p_and_expm1_keep_small_arguments(dtype):
         ulps = np.abs(got[finite] - want[finite]) / np.spacing(np.abs(want[finite]))
         assert ulps.max() <= 8, x[finite][np.argmax(ulps)]  # libm: ~1
     assert np.signbit(l[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()
+
+
+@pytest.mark.parametrize("dtype, atol", [(np.float32, 1e-7), (np.float64, 1e-16)])
+def test_erf_matches_the_math_module(dtype, atol):
+    import math
+
+    @picokernel.kernel
+    def gelu_exact(x_ref, e_ref, g_ref):
+        x = x_ref[...]
+        e_ref[...] = picokernel.erf(x)
+        g_ref[...] = 0.5 * x * (1.0 + picokernel.erf(x * 0.7071067811865476))
+
+    x = np.concatenate([np.linspace(-6, 6, 4001),
+                        [0.0, -0.0, 1e-30, np.inf, -np.inf, np.nan]]).astype(dtype)
+    e, g = np.empty_like(x), np.empty_like(x)
+    gelu_exact(x, e, g)
+    want = np.array([math.erf(v) for v in x.astype(np.float64)])
+    np.testing.assert_allclose(e, want, rtol=0, atol=atol)
+    assert np.signbit(e[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()
+    finite = np.isfinite(x)
+    xf = x[finite].astype(np.float64)
+    want_g = 0.5 * xf * (1.0 + np.array([math.erf(v * 0.7071067811865476) for v in xf]))
+    np.testing.assert_allclose(g[finite], want_g, rtol=4 * np.finfo(dtype).eps, atol=atol)

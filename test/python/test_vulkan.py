@@ -137,3 +137,21 @@ def test_math_on_vulkan():
     x = np.linspace(-6, 6, 4001).astype(np.float32)
     o = np.empty_like(x)
     np.testing.assert_allclose(run(gpu, x, o), run(cpu, x, o), rtol=1e-5, atol=1e-6)
+
+
+def test_erf_on_vulkan_is_a_polynomial_within_float32_error():
+    """GLSL has no erf: float32 erf is MLIR's polynomial approximation,
+    float64 a clear compile error (no float64 transcendentals in GLSL)."""
+    import math
+
+    def erf(x_ref, o_ref):
+        o_ref[...] = picokernel.erf(x_ref[...])
+
+    cpu, vulkan = both(erf)
+    x = np.concatenate([np.linspace(-6, 6, 4001), [np.inf, -np.inf, np.nan]]).astype(np.float32)
+    o = run(vulkan, x, np.empty_like(x))
+    want = np.array([math.erf(v) for v in x.astype(np.float64)])
+    np.testing.assert_allclose(o, want, rtol=0, atol=5e-7)
+    np.testing.assert_allclose(o, run(cpu, x, np.empty_like(x)), rtol=0, atol=5e-7)
+    with pytest.raises(RuntimeError, match="math.erf"):
+        run(vulkan, x.astype(np.float64), np.empty(x.shape))

@@ -284,7 +284,8 @@ Value where(const Operand &condition, const Operand &a, const Operand &b);
 /// NumPy's floating-point functions: integer and boolean arrays compute in
 /// the smallest float that holds them (int8 in float16, int32 in float64).
 enum class MathFunction {
-  Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Tanh, Sin, Cos, Floor, Ceil, Sigmoid
+  Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Tanh, Sin, Cos, Floor, Ceil, Sigmoid,
+  Erf
 };
 Value math(MathFunction function, const Operand &value);
 inline Value exp(const Operand &x) { return math(MathFunction::Exp, x); }
@@ -294,6 +295,7 @@ inline Value expm1(const Operand &x) { return math(MathFunction::Expm1, x); }
 inline Value sqrt(const Operand &x) { return math(MathFunction::Sqrt, x); }
 inline Value rsqrt(const Operand &x) { return math(MathFunction::Rsqrt, x); }
 inline Value tanh(const Operand &x) { return math(MathFunction::Tanh, x); }
+inline Value erf(const Operand &x) { return math(MathFunction::Erf, x); }
 inline Value sin(const Operand &x) { return math(MathFunction::Sin, x); }
 inline Value cos(const Operand &x) { return math(MathFunction::Cos, x); }
 inline Value floor(const Operand &x) { return math(MathFunction::Floor, x); }

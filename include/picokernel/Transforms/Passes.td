@@ -68,4 +68,22 @@ def PkPrepareSpirvKernels : Pass<"pk-prepare-spirv-kernels",
                            "::mlir::arith::ArithDialect"];
 }
 
+def PkApproximateMathForSpirv : Pass<"pk-approximate-math-for-spirv"> {
+  let summary = "Replace math ops that SPIR-V lacks by polynomial approximations";
+  let description = [{
+    GLSL.std.450 has no error function, so `convert-math-to-spirv` cannot
+    lower `math.erf`. This pass rewrites `math.erf` on 16- and 32-bit floats
+    into MLIR's polynomial approximation
+    (`populatePolynomialApproximateErfPattern`, about 2e-7 absolute error).
+    float64 is left for `convert-math-to-spirv` to reject: GLSL has no
+    float64 transcendental functions.
+
+    ```mlir
+    %0 = math.erf %x : f32   // becomes a rational polynomial in %x
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // PICOKERNEL_TRANSFORMS_PASSES_TD

@@ -816,6 +816,7 @@ void mlir::pk::populatePkToLinalgConversionPatterns(
       ElementwiseLowering<SqrtOp, mathBody<math::SqrtOp>>,
       ElementwiseLowering<RsqrtOp, mathBody<math::RsqrtOp>>,
       ElementwiseLowering<TanhOp, mathBody<math::TanhOp>>,
+      ElementwiseLowering<ErfOp, mathBody<math::ErfOp>>,
       ElementwiseLowering<SinOp, mathBody<math::SinOp>>,
       ElementwiseLowering<CosOp, mathBody<math::CosOp>>,
       ElementwiseLowering<FloorOp, mathBody<math::FloorOp>>,

@@ -23,6 +23,7 @@
 // CHECK: math.sqrt
 // CHECK: math.rsqrt
 // CHECK: math.tanh
+// CHECK: math.erf
 // CHECK: math.sin
 // CHECK: math.cos
 // CHECK: math.floor
@@ -42,7 +43,8 @@ pk.kernel @math(%x: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
   %4 = pk.expm1 %3 : tensor<4xf32>
   %5 = pk.sqrt %4 : tensor<4xf32>
   %6 = pk.rsqrt %5 : tensor<4xf32>
-  %7 = pk.tanh %6 : tensor<4xf32>
+  %t = pk.tanh %6 : tensor<4xf32>
+  %7 = pk.erf %t : tensor<4xf32>
   %8 = pk.sin %7 : tensor<4xf32>
   %9 = pk.cos %8 : tensor<4xf32>
   %10 = pk.floor %9 : tensor<4xf32>

@@ -356,6 +356,7 @@ def Pk_Expm1Op : Pk_UnaryFloatOp<"expm1", "exp(x) - 1, accurate near 0">;
 def Pk_SqrtOp : Pk_UnaryFloatOp<"sqrt", "square root">;
 def Pk_RsqrtOp : Pk_UnaryFloatOp<"rsqrt", "reciprocal square root">;
 def Pk_TanhOp : Pk_UnaryFloatOp<"tanh", "hyperbolic tangent">;
+def Pk_ErfOp : Pk_UnaryFloatOp<"erf", "error function">;
 def Pk_SinOp : Pk_UnaryFloatOp<"sin", "sine">;
 def Pk_CosOp : Pk_UnaryFloatOp<"cos", "cosine">;
 def Pk_FloorOp : Pk_UnaryFloatOp<"floor", "rounding toward -inf">;
