@@ -960,6 +960,9 @@ void RefElement::operator*=(const Operand &rhs) && {
 void RefElement::operator/=(const Operand &rhs) && {
   compoundAssign(*owner, index, *this, BinaryKind::Div, rhs);
 }
+void RefElement::operator%=(const Operand &rhs) && {
+  compoundAssign(*owner, index, *this, BinaryKind::Rem, rhs);
+}
 
 //===----------------------------------------------------------------------===//
 // Operations

@@ -207,6 +207,7 @@ public:
   void operator-=(const Operand &rhs) &&;
   void operator*=(const Operand &rhs) &&;
   void operator/=(const Operand &rhs) &&;
+  void operator%=(const Operand &rhs) &&;
 
 private:
   friend class Ref;

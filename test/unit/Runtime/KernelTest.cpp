@@ -212,6 +212,15 @@ TEST(Kernel, FloorDivisionAndRemainderFollowNumPy) {
   EXPECT_TRUE(std::isnan(fr.data[2]));
   EXPECT_EQ(fq.data[3], -1.0);
   EXPECT_EQ(fr.data[3], INFINITY);
+
+  pk::Kernel wrap("wrap", [](Ref x, Ref o) {
+    o[all] = x[all];
+    o[all] %= 360;
+  });
+  Array<int32_t> angles({3}), wrapped({3});
+  angles.data = {-90, 725, 360};
+  wrap({angles.view(), wrapped.view()});
+  EXPECT_EQ(wrapped.data, (std::vector<int32_t>{270, 5, 0}));
 }
 
 TEST(Kernel, SoftmaxInOneKernel) {
