@@ -75,6 +75,7 @@ void mlir::pk::buildPkCpuPipeline(OpPassManager &pm,
 
 void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
                                       const SpirvPipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createPkAddUnitParallelLoop());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   PkTileParallelLoopsForGpuOptions tiling;
   tiling.workgroupSize = options.workgroupSize;

@@ -26,15 +26,35 @@ struct TileParallelLoopsForGpuPass
       getOperation().emitError("workgroup-size must be positive");
       return signalPassFailure();
     }
-    for (scf::ParallelOp loop : outermostLoops())
-      if (failed(tile(loop)))
+    // A loop of one iteration (pk-add-unit-parallel-loop's, around a
+    // reduction to a 0-d array) runs as a single thread: it is neither tiled
+    // nor folded away below, or its body would fall back to the host.
+    llvm::SmallPtrSet<Operation *, 4> singleThread;
+    for (scf::ParallelOp loop : outermostLoops()) {
+      std::optional<SmallVector<int64_t>> extents = staticExtents(loop);
+      if (extents && llvm::all_of(*extents, [](int64_t e) { return e == 1; }))
+        singleThread.insert(loop);
+      else if (failed(tile(loop)))
         return signalPassFailure();
+    }
     // Fold the tiles' constant steps and unit dimensions before mapping, so
-    // that the GPU conversion sees constant workgroup sizes.
-    RewritePatternSet patterns(&getContext());
-    for (RegisteredOperationName op : getContext().getRegisteredOperations())
-      op.getCanonicalizationPatterns(patterns, &getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // that the GPU conversion sees constant workgroup sizes. The parallel
+    // loops' own canonicalizations (merging tiles, dropping unit dimensions)
+    // apply to the tiled loops only.
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context), loopPatterns(context);
+    for (RegisteredOperationName op : context->getRegisteredOperations())
+      if (op.getTypeID() != TypeID::get<scf::ParallelOp>())
+        op.getCanonicalizationPatterns(patterns, context);
+    scf::ParallelOp::getCanonicalizationPatterns(loopPatterns, context);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    SmallVector<Operation *> tiled;
+    for (scf::ParallelOp loop : outermostLoops())
+      if (!singleThread.contains(loop))
+        loop->walk([&](scf::ParallelOp nested) { tiled.push_back(nested); });
+    if (failed(applyPatternsGreedily(getOperation(), frozen)) ||
+        failed(applyOpPatternsGreedily(tiled, std::move(loopPatterns))) ||
+        failed(applyPatternsGreedily(getOperation(), frozen)))
       return signalPassFailure();
     for (scf::ParallelOp loop : outermostLoops())
       if (failed(map(loop)))

@@ -57,6 +57,30 @@ func.func @small(%a: memref<8xf32>) {
 
 // -----
 
+// One iteration (a reduction to a 0-d array): kept, not folded into the
+// host function, and run as a single thread.
+// CHECK-LABEL: func.func @single_thread
+// CHECK: scf.parallel (%[[I:.*]]) = (%c0) to (%c1) step (%c1)
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]]] : memref<1xf32>
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = thread_x
+func.func @single_thread(%x: memref<16xf32>, %s: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    scf.for %j = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%j] : memref<16xf32>
+      %acc = memref.load %s[%i] : memref<1xf32>
+      %sum = arith.addf %acc, %v : f32
+      memref.store %sum, %s[%i] : memref<1xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 func.func @four_dims(%a: memref<2x2x2x2xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

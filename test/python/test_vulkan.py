@@ -155,3 +155,44 @@ def test_erf_on_vulkan_is_a_polynomial_within_float32_error():
     np.testing.assert_allclose(o, run(cpu, x, np.empty_like(x)), rtol=0, atol=5e-7)
     with pytest.raises(RuntimeError, match="math.erf"):
         run(vulkan, x.astype(np.float64), np.empty(x.shape))
+
+
+def test_full_reductions_and_0d_kernels_on_vulkan(rng):
+    """Reductions to 0-d arrays and 0-d arithmetic run as one GPU thread
+    (pk-add-unit-parallel-loop) and give the CPU backend's results."""
+    def statistics(x_ref, i_ref, s_ref, m_ref, k_ref, c_ref, o_ref):
+        x = x_ref[...]
+        s_ref[...] = x.sum()
+        m_ref[...] = np.max(x)
+        k_ref[...] = x.mean(axis=(0, 1), keepdims=True)
+        c_ref[...] = i_ref[...].sum()
+        o_ref[...] = x - x.mean()
+
+    def scalar(a_ref, b_ref, o_ref):
+        o_ref[...] = a_ref[...] * b_ref[...] + 1
+
+    x = rng.standard_normal((37, 53)).astype(np.float32)
+    i = rng.integers(-1000, 1000, 100).astype(np.int32)
+    results = []
+    for kernel in both(statistics):
+        outputs = [np.empty((), np.float32), np.empty((), np.float32),
+                   np.empty((1, 1), np.float32), np.empty((), np.int64),
+                   np.empty_like(x)]
+        kernel(x, i, *outputs)
+        results.append(outputs)
+    for cpu_output, vulkan_output in zip(*results):
+        np.testing.assert_allclose(vulkan_output, cpu_output, rtol=1e-5, atol=1e-6)
+    assert results[1][3] == i.sum()
+    assert results[1][1] == x.max()
+
+    cpu, vulkan = both(scalar)
+    a, b = np.array(2.5, np.float32), np.array(-3.0, np.float32)
+    assert run(vulkan, a, b, np.empty((), np.float32)) == 2.5 * -3.0 + 1
+
+
+def test_copy_only_kernels_are_a_clear_error_on_vulkan():
+    def copy(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+
+    with pytest.raises(RuntimeError, match="no loop nest to run on the GPU"):
+        run(both(copy)[1], np.ones(4, np.float32), np.empty(4, np.float32))

@@ -68,6 +68,27 @@ def PkPrepareSpirvKernels : Pass<"pk-prepare-spirv-kernels",
                            "::mlir::arith::ArithDialect"];
 }
 
+def PkAddUnitParallelLoop : Pass<"pk-add-unit-parallel-loop",
+                                 "::mlir::func::FuncOp"> {
+  let summary = "Give linalg ops without a parallel loop a unit one";
+  let description = [{
+    A reduction to a 0-d array (or a fill of one) has no parallel loop, so
+    `convert-linalg-to-parallel-loops` leaves it as sequential loops that
+    would stay on the host. This pass adds a leading parallel loop of extent
+    1 (outputs are viewed through `memref.expand_shape` with a leading unit
+    dimension), so that the op runs on the GPU as one thread.
+
+    ```mlir
+    linalg.generic {iterator_types = ["reduction"]} ins(%x : memref<64xf32>) outs(%s : memref<f32>)
+    // becomes
+    %e = memref.expand_shape %s [] output_shape [1] : memref<f32> into memref<1xf32>
+    linalg.generic {iterator_types = ["parallel", "reduction"]} ins(%x : memref<64xf32>) outs(%e : memref<1xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def PkApproximateMathForSpirv : Pass<"pk-approximate-math-for-spirv"> {
   let summary = "Replace math ops that SPIR-V lacks by polynomial approximations";
   let description = [{

@@ -29,7 +29,7 @@ LogicalResult mlir::pk::compileToSpirv(ModuleOp module, int64_t workgroupSize,
   auto spirvModules = llvm::to_vector(module.getOps<spirv::ModuleOp>());
   if (spirvModules.empty())
     return module.emitError("the kernel has no loop nest to run on the GPU "
-                            "(it only copies or computes 0-d arrays)");
+                            "(it only copies arrays)");
   if (spirvModules.size() != 1)
     return module.emitError("expected one pk.kernel to compile to SPIR-V, got ")
            << spirvModules.size();
