@@ -534,43 +534,17 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
   }
 };
 
-struct SelectLowering : public OpConversionPattern<SelectOp> {
-  using OpConversionPattern::OpConversionPattern;
+Value selectBody(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+}
 
-  LogicalResult
-  matchAndRewrite(SelectOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        {adaptor.getCondition(), adaptor.getTrueValue(),
-         adaptor.getFalseValue()},
-        {}, [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
-          return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct NegLowering : public OpConversionPattern<NegOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(NegOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), op.getType(), adaptor.getOperand(), {},
-        [](OpBuilder &b, Location loc, ValueRange args, Type element) {
-          if (isa<FloatType>(element))
-            return arith::NegFOp::create(b, loc, args[0]).getResult();
-          Value zero = arith::ConstantOp::create(b, loc, element,
-                                                 b.getIntegerAttr(element, 0));
-          return arith::SubIOp::create(b, loc, zero, args[0]).getResult();
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
+Value negBody(OpBuilder &b, Location loc, ValueRange args, Type element) {
+  if (isa<FloatType>(element))
+    return arith::NegFOp::create(b, loc, args[0]);
+  Value zero =
+      arith::ConstantOp::create(b, loc, element, b.getIntegerAttr(element, 0));
+  return arith::SubIOp::create(b, loc, zero, args[0]);
+}
 
 /// One element converted as NumPy's astype does (see pk.cast).
 Value convertElement(OpBuilder &b, Location loc, Value value, Type to) {
@@ -789,8 +763,8 @@ void mlir::pk::populatePkToLinalgConversionPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns) {
   patterns.add<
       KernelLowering, ReturnLowering, LoadLowering, StoreLowering,
-      ConstantLowering, NegLowering, CastLowering, BroadcastLowering,
-      MatmulLowering,
+      ConstantLowering, ElementwiseLowering<NegOp, negBody>, CastLowering,
+      BroadcastLowering, MatmulLowering,
       ElementwiseLowering<AddOp, floatOrIntBody<arith::AddFOp, arith::AddIOp>>,
       ElementwiseLowering<SubOp, floatOrIntBody<arith::SubFOp, arith::SubIOp>>,
       ElementwiseLowering<MulOp, floatOrIntBody<arith::MulFOp, arith::MulIOp>>,
@@ -804,7 +778,8 @@ void mlir::pk::populatePkToLinalgConversionPatterns(
       ElementwiseLowering<
           MinimumOp,
           extremumBody<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>>,
-      ElementwiseLowering<AbsOp, absBody>, SelectLowering,
+      ElementwiseLowering<AbsOp, absBody>,
+      ElementwiseLowering<SelectOp, selectBody>,
       ElementwiseLowering<SigmoidOp, sigmoidBody>,
       ReduceLowering<ReduceSumOp, Reduction::Sum>,
       ReduceLowering<ReduceMaxOp, Reduction::Max>,
