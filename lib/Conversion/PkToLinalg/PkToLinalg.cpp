@@ -590,22 +590,9 @@ Value convertElement(OpBuilder &b, Location loc, Value value, Type to) {
   return arith::TruncFOp::create(b, loc, to, value);
 }
 
-struct CastLowering : public OpConversionPattern<CastOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(CastOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        adaptor.getOperand(), {},
-        [](OpBuilder &b, Location loc, ValueRange args, Type element) {
-          return convertElement(b, loc, args[0], element);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
+Value castBody(OpBuilder &b, Location loc, ValueRange args, Type element) {
+  return convertElement(b, loc, args[0], element);
+}
 
 struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -763,8 +750,8 @@ void mlir::pk::populatePkToLinalgConversionPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns) {
   patterns.add<
       KernelLowering, ReturnLowering, LoadLowering, StoreLowering,
-      ConstantLowering, ElementwiseLowering<NegOp, negBody>, CastLowering,
-      BroadcastLowering, MatmulLowering,
+      ConstantLowering, ElementwiseLowering<NegOp, negBody>,
+      ElementwiseLowering<CastOp, castBody>, BroadcastLowering, MatmulLowering,
       ElementwiseLowering<AddOp, floatOrIntBody<arith::AddFOp, arith::AddIOp>>,
       ElementwiseLowering<SubOp, floatOrIntBody<arith::SubFOp, arith::SubIOp>>,
       ElementwiseLowering<MulOp, floatOrIntBody<arith::MulFOp, arith::MulIOp>>,
