@@ -94,6 +94,72 @@ static bool canCastSameKind(DType from, DType to) {
   return isFloat(from) && isFloat(to);
 }
 
+/// An index resolved against a shape: what pk.extract_slice and
+/// pk.insert_slice take, and the shape of the part (integer-indexed
+/// dimensions dropped).
+struct ResolvedIndex {
+  llvm::SmallVector<int64_t> offsets, sizes, strides;
+  Shape shape;
+};
+
+/// NumPy's basic indexing, with NumPy's errors (IndexError for positions
+/// out of bounds and too many indices).
+static ResolvedIndex resolveIndex(const Shape &shape, const Index &index,
+                                  const std::string &op) {
+  if (index.items.size() > shape.size())
+    fail(index.where, op,
+         "too many indices for array: array is " +
+             std::to_string(shape.size()) + "-dimensional, but " +
+             std::to_string(index.items.size()) + " were indexed",
+         TraceError::Category::Index);
+  ResolvedIndex resolved;
+  for (auto [axis, n] : llvm::enumerate(shape)) {
+    IndexItem item =
+        axis < index.items.size() ? index.items[axis] : IndexItem(all);
+    if (item.isPosition()) {
+      int64_t position = item.getPosition();
+      if (position < -n || position >= n)
+        fail(index.where, op,
+             "index " + std::to_string(position) +
+                 " is out of bounds for axis " + std::to_string(axis) +
+                 " with size " + std::to_string(n),
+             TraceError::Category::Index);
+      resolved.offsets.push_back(position < 0 ? position + n : position);
+      resolved.sizes.push_back(1);
+      resolved.strides.push_back(1);
+      continue;
+    }
+    const Slice &range = item.getSlice();
+    if (range.step == 0)
+      fail(index.where, op, "slice step cannot be zero");
+    // Steps longer than the dimension select at most the start; clamping
+    // them keeps the arithmetic below in range.
+    int64_t limit = std::max<int64_t>(n, 1);
+    int64_t step = std::clamp(range.step, -limit, limit);
+    bool backwards = step < 0;
+    // Python's slice.indices().
+    auto clampPosition = [&](std::optional<int64_t> given, int64_t absent) {
+      if (!given)
+        return absent;
+      int64_t position = *given;
+      if (position < 0)
+        return position < -n ? (backwards ? int64_t(-1) : int64_t(0))
+                             : position + n;
+      return position >= n ? (backwards ? n - 1 : n) : position;
+    };
+    int64_t start = clampPosition(range.start, backwards ? n - 1 : 0);
+    int64_t stop = clampPosition(range.stop, backwards ? -1 : n);
+    int64_t size = backwards
+                       ? (stop < start ? (start - stop - 1) / -step + 1 : 0)
+                       : (start < stop ? (stop - start - 1) / step + 1 : 0);
+    resolved.offsets.push_back(size == 0 ? 0 : start);
+    resolved.sizes.push_back(size);
+    resolved.strides.push_back(size == 0 ? 1 : step);
+    resolved.shape.push_back(size);
+  }
+  return resolved;
+}
+
 class TraceState : public std::enable_shared_from_this<TraceState> {
 public:
   TraceState(mlir::MLIRContext &context, std::string kernelName,
@@ -765,19 +831,60 @@ public:
 
   void store(unsigned index, const Operand &value) {
     std::string op = "store to '" + argName(index) + "'";
+    mlir::pk::RefType ref = refType(index);
+    Shape refShape(ref.getShape().begin(), ref.getShape().end());
+    mlir::Value stored =
+        storable(index, value, refShape, "ref '" + argName(index) + "'", op);
+    mlir::pk::StoreOp::create(builder, location(value.where()), stored,
+                              refValue(index));
+    hasStore = true;
+  }
+
+  /// `ref[index] = value`: the ref's contents with the slice replaced.
+  void store(unsigned ref, const Index &index, const Operand &value) {
+    std::string op = "store to '" + argName(ref) + "'";
+    checkOpen(op, index.where);
+    Shape refShape(refType(ref).getShape().begin(),
+                   refType(ref).getShape().end());
+    ResolvedIndex part = resolveIndex(refShape, index, op);
+    mlir::Value stored = storable(ref, value, part.shape,
+                                  "a slice of ref '" + argName(ref) + "'", op);
+    mlir::Location loc = location(value.where());
+    mlir::Value contents = mlir::pk::LoadOp::create(
+        builder, loc, refType(ref).getTensorType(), refValue(ref));
+    mlir::Value updated = mlir::pk::InsertSliceOp::create(
+        builder, loc, contents.getType(), stored, contents, part.offsets,
+        part.sizes, part.strides);
+    mlir::pk::StoreOp::create(builder, loc, updated, refValue(ref));
+    hasStore = true;
+  }
+
+  /// `value[index]`.
+  Value slice(const Operand &value, const Index &index) {
+    mlir::Value source = value.getValue().ir();
+    ResolvedIndex part = resolveIndex(shapeOf(source), index, "indexing");
+    return wrap(mlir::pk::ExtractSliceOp::create(
+        builder, location(index.where), tensorType(part.shape, dtypeOf(source)),
+        source, part.offsets, part.sizes, part.strides));
+  }
+
+  /// `value` checked and converted for a store into `target` (a part of
+  /// ref `index` with shape `targetShape`).
+  mlir::Value storable(unsigned index, const Operand &value,
+                       const Shape &targetShape, const std::string &target,
+                       const std::string &op) {
     if (value.getKind() == Operand::Kind::Value)
       owner({&value}, op);
     else
       checkOpen(op, value.where());
     mlir::pk::RefType ref = refType(index);
-    Shape refShape(ref.getShape().begin(), ref.getShape().end());
     Shape valueShape = shapeOf(value);
     // `o[...] = v` broadcasts v to o's shape, never the other way round.
-    if (!broadcastsTo(valueShape, refShape))
+    if (!broadcastsTo(valueShape, targetShape))
       fail(value.where(), op,
            "a value of shape " + formatShape(valueShape) +
-               " cannot be stored into ref '" + argName(index) +
-               "' of shape " + formatShape(refShape));
+               " cannot be stored into " + target + " of shape " +
+               formatShape(targetShape));
     // The value is converted to o's dtype when NumPy's "same_kind" casting
     // allows it (as ufuncs writing to out= do): never float -> int or
     // number -> bool behind the user's back.
@@ -793,10 +900,7 @@ public:
                argName(index) + "' of dtype " + quoted(refDType) +
                " (NumPy's same_kind casting); convert explicitly with cast",
            TraceError::Category::Type);
-    mlir::Value stored = materialize(value, refDType, refShape, op);
-    mlir::pk::StoreOp::create(builder, location(value.where()), stored,
-                              refValue(index));
-    hasStore = true;
+    return materialize(value, refDType, targetShape, op);
   }
 
   //===--------------------------------------------------------------------===//
@@ -909,9 +1013,27 @@ DType Value::dtype(std::source_location where) const {
   return TraceState::dtypeOf(value);
 }
 
+Value Value::operator[](const Index &index) const {
+  Operand self(*this, index.where);
+  return TraceState::owner({&self}, "indexing").slice(self, index);
+}
+
 RefElement Ref::operator[](const WholeArray &index) const {
   Value loaded = state->load(this->index, index.where);
-  return RefElement(std::move(loaded), state, this->index);
+  return RefElement(std::move(loaded), state, this->index, nullptr);
+}
+
+RefElement Ref::operator[](const Index &index) const {
+  return RefElement(load(index), state, this->index,
+                    std::make_shared<const Index>(index));
+}
+
+Value Ref::load(const Index &index) const {
+  return state->load(this->index, index.where)[index];
+}
+
+void Ref::store(const Index &index, const Operand &value) const {
+  state->store(this->index, index, value);
 }
 
 Value Ref::load(std::source_location where) const {
@@ -935,33 +1057,37 @@ DType Ref::dtype() const {
   return *fromMlirType(state->refType(index).getElementType());
 }
 
-void RefElement::operator=(const Operand &stored) && {
-  owner->store(index, stored);
+void RefElement::store(const Operand &value) const {
+  if (part)
+    owner->store(ref, *part, value);
+  else
+    owner->store(ref, value);
 }
 
-/// `ref[pk::all] op= rhs` stores `ref[pk::all] op rhs`, located at `rhs`.
-static void compoundAssign(TraceState &owner, unsigned index,
-                           const Value &current, BinaryKind kind,
-                           const Operand &rhs) {
+void RefElement::operator=(const Operand &stored) && { store(stored); }
+
+/// `ref[i] op= rhs` stores `ref[i] op rhs`, located at `rhs`.
+static Operand combined(const Value &current, BinaryKind kind,
+                        const Operand &rhs) {
   Operand lhs(current, rhs.where());
-  TraceState::owner({&lhs, &rhs}, "store");
-  owner.store(index, Operand(owner.binary(kind, lhs, rhs), rhs.where()));
+  TraceState &owner = TraceState::owner({&lhs, &rhs}, "store");
+  return Operand(owner.binary(kind, lhs, rhs), rhs.where());
 }
 
 void RefElement::operator+=(const Operand &rhs) && {
-  compoundAssign(*owner, index, *this, BinaryKind::Add, rhs);
+  store(combined(*this, BinaryKind::Add, rhs));
 }
 void RefElement::operator-=(const Operand &rhs) && {
-  compoundAssign(*owner, index, *this, BinaryKind::Sub, rhs);
+  store(combined(*this, BinaryKind::Sub, rhs));
 }
 void RefElement::operator*=(const Operand &rhs) && {
-  compoundAssign(*owner, index, *this, BinaryKind::Mul, rhs);
+  store(combined(*this, BinaryKind::Mul, rhs));
 }
 void RefElement::operator/=(const Operand &rhs) && {
-  compoundAssign(*owner, index, *this, BinaryKind::Div, rhs);
+  store(combined(*this, BinaryKind::Div, rhs));
 }
 void RefElement::operator%=(const Operand &rhs) && {
-  compoundAssign(*owner, index, *this, BinaryKind::Rem, rhs);
+  store(combined(*this, BinaryKind::Rem, rhs));
 }
 
 //===----------------------------------------------------------------------===//

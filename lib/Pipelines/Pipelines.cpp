@@ -44,6 +44,7 @@ void mlir::pk::buildPkBufferizationPipeline(OpPassManager &pm) {
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createPkCopyViewsWithLinalg());
 }
 
 void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
@@ -77,6 +78,10 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
                                       const SpirvPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createPkAddUnitParallelLoop());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // Loads and stores through views index the whole buffers instead: only
+  // whole buffers become kernel arguments (SPIR-V drops the offset of some
+  // views, such as 0-d ones).
+  pm.addPass(memref::createFoldMemRefAliasOpsPass());
   PkTileParallelLoopsForGpuOptions tiling;
   tiling.workgroupSize = options.workgroupSize;
   pm.addNestedPass<func::FuncOp>(createPkTileParallelLoopsForGpu(tiling));

@@ -335,6 +335,8 @@ void translateErrors(const std::exception_ptr &error, void *) {
       type = PyExc_TypeError;
     else if (e.category() == TraceError::Category::Overflow)
       type = PyExc_OverflowError;
+    else if (e.category() == TraceError::Category::Index)
+      type = PyExc_IndexError;
     PyErr_SetString(type, e.what());
   } catch (const ArgumentError &e) {
     PyErr_SetString(PyExc_ValueError, e.what());

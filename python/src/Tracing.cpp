@@ -1,6 +1,7 @@
 //===- Tracing.cpp - Python proxies over the C++ tracer -------------------===//
 
 #include "Tracing.h"
+#include "Indexing.h"
 #include "NumPy.h"
 
 #include <nanobind/stl/string.h>
@@ -111,15 +112,6 @@ std::optional<Operand> toOperand(nb::handle object) {
 
 namespace {
 
-void requireWholeArray(nb::handle key, const std::string &what) {
-  if (key.ptr() == Py_Ellipsis)
-    return;
-  std::string repr = nb::cast<std::string>(nb::repr(key));
-  raise(PyExc_NotImplementedError,
-        "picokernel refs support only whole-array access, " + what +
-            "[...]; got " + what + "[" + repr + "]");
-}
-
 nb::tuple shapeTuple(const Shape &shape) {
   nb::list dims;
   for (int64_t dim : shape)
@@ -203,85 +195,93 @@ Operand requireOperand(nb::handle object, const char *function) {
 } // namespace
 
 void bindTracing(nb::module_ &m) {
-  auto value = nb::class_<Value>(m, "Value",
-                    "An array value inside a traced kernel: the result of "
-                    "ref[...] or of an operation on such values.")
-      .def_prop_ro("shape", [](const Value &v) { return shapeTuple(v.shape()); })
-      .def_prop_ro("dtype", [](const Value &v) { return toNumPy(v.dtype()); })
-      .def_prop_ro("ndim", [](const Value &v) { return v.shape().size(); })
-      .def("astype",
-           [](const Value &v, nb::handle dtype) {
-             nb::object descr =
-                 nb::module_::import_("numpy").attr("dtype")(dtype);
-             std::optional<DType> target =
-                 fromNumPy((PyArray_Descr *)descr.ptr());
-             if (!target)
-               unsupportedDType((PyArray_Descr *)descr.ptr());
-             return cast(Operand(v, pythonLocation()), *target);
-           },
-           nb::arg("dtype"), "NumPy's astype: the value converted to dtype.")
-      .def("__add__", binary<add, false>)
-      .def("__radd__", binary<add, true>)
-      .def("__sub__", binary<subtract, false>)
-      .def("__rsub__", binary<subtract, true>)
-      .def("__mul__", binary<multiply, false>)
-      .def("__rmul__", binary<multiply, true>)
-      .def("__truediv__", binary<divide, false>)
-      .def("__rtruediv__", binary<divide, true>)
-      .def("__floordiv__", binary<pk::floorDivide, false>)
-      .def("__rfloordiv__", binary<pk::floorDivide, true>)
-      .def("__mod__", binary<remainder, false>)
-      .def("__rmod__", binary<remainder, true>)
-      .def("__matmul__", binary<matrixMultiply, false>)
-      .def("__rmatmul__", binary<matrixMultiply, true>)
-      .def("__pow__", binary<power, false>)
-      .def("__rpow__", binary<power, true>)
-      .def("sum", reduction<sum>, nb::arg("axis") = nb::none(),
-           nb::arg("keepdims") = false)
-      .def("max", reduction<amax>, nb::arg("axis") = nb::none(),
-           nb::arg("keepdims") = false)
-      .def("min", reduction<amin>, nb::arg("axis") = nb::none(),
-           nb::arg("keepdims") = false)
-      .def("mean", reduction<mean>, nb::arg("axis") = nb::none(),
-           nb::arg("keepdims") = false)
-      .def("__lt__", binary<less, false>)
-      .def("__le__", binary<lessEqual, false>)
-      .def("__gt__", binary<greater, false>)
-      .def("__ge__", binary<greaterEqual, false>)
-      .def("__eq__", binary<equal, false>)
-      .def("__ne__", binary<notEqual, false>)
-      .def("__abs__", [](const Value &v) { return abs(Operand(v, pythonLocation())); })
-      .def("__neg__",
-           [](const Value &v) { return -Operand(v, pythonLocation()); })
-      .def("__pos__", [](const Value &v) { return v; })
-      .def("__bool__", [](const Value &) -> bool { notConcrete("a bool"); })
-      .def("__float__", [](const Value &) -> double { notConcrete("a float"); })
-      .def("__int__", [](const Value &) -> int64_t { notConcrete("an int"); })
-      .def("__index__",
-           [](const Value &) -> int64_t { notConcrete("an index"); })
-      .def("__len__", [](const Value &v) -> size_t {
-        Shape shape = v.shape();
-        if (shape.empty())
-          throw nb::type_error("len() of a 0-d traced array");
-        return size_t(shape[0]);
-      })
-      .def("__iter__",
-           [](const Value &) -> nb::object { notConcrete("an iterable"); })
-      .def("__getitem__",
-           [](const Value &, nb::handle key) -> nb::object {
-             std::string repr = nb::cast<std::string>(nb::repr(key));
-             raise(PyExc_NotImplementedError,
-                   "indexing a traced value (value[" + repr +
-                       "]) is not supported; load whole arrays with ref[...]");
-           })
-      .def("__repr__", [](const Value &v) {
-        std::string dims;
-        for (int64_t d : v.shape())
-          dims += (dims.empty() ? "" : ", ") + std::to_string(d);
-        return "<picokernel.Value shape=(" + dims +
-               (v.shape().size() == 1 ? "," : "") + ") dtype=" +
-               std::string(dtypeName(v.dtype())) + ">";
-      });
+  auto value =
+      nb::class_<Value>(m, "Value",
+                        "An array value inside a traced kernel: the result of "
+                        "ref[...] or of an operation on such values.")
+          .def_prop_ro("shape",
+                       [](const Value &v) { return shapeTuple(v.shape()); })
+          .def_prop_ro("dtype",
+                       [](const Value &v) { return toNumPy(v.dtype()); })
+          .def_prop_ro("ndim", [](const Value &v) { return v.shape().size(); })
+          .def(
+              "astype",
+              [](const Value &v, nb::handle dtype) {
+                nb::object descr =
+                    nb::module_::import_("numpy").attr("dtype")(dtype);
+                std::optional<DType> target =
+                    fromNumPy((PyArray_Descr *)descr.ptr());
+                if (!target)
+                  unsupportedDType((PyArray_Descr *)descr.ptr());
+                return cast(Operand(v, pythonLocation()), *target);
+              },
+              nb::arg("dtype"), "NumPy's astype: the value converted to dtype.")
+          .def("__add__", binary<add, false>)
+          .def("__radd__", binary<add, true>)
+          .def("__sub__", binary<subtract, false>)
+          .def("__rsub__", binary<subtract, true>)
+          .def("__mul__", binary<multiply, false>)
+          .def("__rmul__", binary<multiply, true>)
+          .def("__truediv__", binary<divide, false>)
+          .def("__rtruediv__", binary<divide, true>)
+          .def("__floordiv__", binary<pk::floorDivide, false>)
+          .def("__rfloordiv__", binary<pk::floorDivide, true>)
+          .def("__mod__", binary<remainder, false>)
+          .def("__rmod__", binary<remainder, true>)
+          .def("__matmul__", binary<matrixMultiply, false>)
+          .def("__rmatmul__", binary<matrixMultiply, true>)
+          .def("__pow__", binary<power, false>)
+          .def("__rpow__", binary<power, true>)
+          .def("sum", reduction<sum>, nb::arg("axis") = nb::none(),
+               nb::arg("keepdims") = false)
+          .def("max", reduction<amax>, nb::arg("axis") = nb::none(),
+               nb::arg("keepdims") = false)
+          .def("min", reduction<amin>, nb::arg("axis") = nb::none(),
+               nb::arg("keepdims") = false)
+          .def("mean", reduction<mean>, nb::arg("axis") = nb::none(),
+               nb::arg("keepdims") = false)
+          .def("__lt__", binary<less, false>)
+          .def("__le__", binary<lessEqual, false>)
+          .def("__gt__", binary<greater, false>)
+          .def("__ge__", binary<greaterEqual, false>)
+          .def("__eq__", binary<equal, false>)
+          .def("__ne__", binary<notEqual, false>)
+          .def("__abs__",
+               [](const Value &v) { return abs(Operand(v, pythonLocation())); })
+          .def("__neg__",
+               [](const Value &v) { return -Operand(v, pythonLocation()); })
+          .def("__pos__", [](const Value &v) { return v; })
+          .def("__bool__", [](const Value &) -> bool { notConcrete("a bool"); })
+          .def("__float__",
+               [](const Value &) -> double { notConcrete("a float"); })
+          .def("__int__",
+               [](const Value &) -> int64_t { notConcrete("an int"); })
+          .def("__index__",
+               [](const Value &) -> int64_t { notConcrete("an index"); })
+          .def("__len__",
+               [](const Value &v) -> size_t {
+                 Shape shape = v.shape();
+                 if (shape.empty())
+                   throw nb::type_error("len() of a 0-d traced array");
+                 return size_t(shape[0]);
+               })
+          .def("__iter__",
+               [](const Value &) -> nb::object { notConcrete("an iterable"); })
+          .def(
+              "__getitem__",
+              [](const Value &v, nb::handle key) {
+                std::optional<Index> index = toIndex(key, v.shape().size());
+                return index ? v[*index] : v;
+              },
+              nb::arg("key").none())
+          .def("__repr__", [](const Value &v) {
+            std::string dims;
+            for (int64_t d : v.shape())
+              dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+            return "<picokernel.Value shape=(" + dims +
+                   (v.shape().size() == 1 ? "," : "") +
+                   ") dtype=" + std::string(dtypeName(v.dtype())) + ">";
+          });
   // NumPy defers to Value's reflected operators (np_array * value).
   value.attr("__array_ufunc__") = nb::none();
   value.attr("__hash__") = nb::none(); // == builds a traced comparison
@@ -323,31 +323,38 @@ void bindTracing(nb::module_ &m) {
 
   nb::class_<Ref>(m, "Ref",
                   "A kernel parameter: a reference to a whole array. "
-                  "ref[...] loads it; ref[...] = value stores into it.")
+                  "ref[...] loads it and ref[...] = value stores into it; "
+                  "ref[1:3], ref[:, ::2], ref[0] read or write a part.")
       .def_prop_ro("name", [](const Ref &r) { return r.name(); })
       .def_prop_ro("shape", [](const Ref &r) { return shapeTuple(r.shape()); })
       .def_prop_ro("dtype", [](const Ref &r) { return toNumPy(r.dtype()); })
-      .def("__getitem__",
-           [](const Ref &r, nb::handle key) {
-             requireWholeArray(key, r.name());
-             return r.load(pythonLocation());
-           })
-      .def("__setitem__",
-           [](const Ref &r, nb::handle key, nb::handle value) {
-             requireWholeArray(key, r.name());
-             std::optional<Operand> operand = toOperand(value);
-             if (!operand)
-               throw nb::type_error(
-                   ("cannot store a " +
-                    nb::cast<std::string>(nb::type_name(value.type())) +
-                    " into ref '" + r.name() +
-                    "': store a traced value, a number or a NumPy array")
-                       .c_str());
-             r.store(*operand);
-           })
-      .def("__repr__", [](const Ref &r) {
-        return "<picokernel.Ref " + r.name() + ">";
-      });
+      .def(
+          "__getitem__",
+          [](const Ref &r, nb::handle key) {
+            std::optional<Index> index = toIndex(key, r.shape().size());
+            return index ? r.load(*index) : r.load(pythonLocation());
+          },
+          nb::arg("key").none())
+      .def(
+          "__setitem__",
+          [](const Ref &r, nb::handle key, nb::handle value) {
+            std::optional<Index> index = toIndex(key, r.shape().size());
+            std::optional<Operand> operand = toOperand(value);
+            if (!operand)
+              throw nb::type_error(
+                  ("cannot store a " +
+                   nb::cast<std::string>(nb::type_name(value.type())) +
+                   " into ref '" + r.name() +
+                   "': store a traced value, a number or a NumPy array")
+                      .c_str());
+            if (index)
+              r.store(*index, *operand);
+            else
+              r.store(*operand);
+          },
+          nb::arg("key").none(), nb::arg("value").none())
+      .def("__repr__",
+           [](const Ref &r) { return "<picokernel.Ref " + r.name() + ">"; });
 }
 
 } // namespace pk::python

@@ -126,3 +126,48 @@ pk.kernel @update(%x: !pk.ref<16xf64>, %o: !pk.ref<16xf64>) {
   pk.store %2, %o : tensor<16xf64> -> !pk.ref<16xf64>
   pk.return
 }
+
+// -----
+
+// o[1:3] = a[:2] + a[2:][:, ::-1]: the slices of `a` are subviews, the
+// reversal is fused into the one generic, which writes straight into a
+// subview of `o` (the rest of `o` is untouched): no temporaries.
+// CHECK-LABEL: func.func @store_to_slice
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[O:.*]]: memref<4x8xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK-DAG: %[[LO:.*]] = memref.subview %[[A]][0, 0] [2, 8] [1, 1]
+// CHECK-DAG: %[[HI:.*]] = memref.subview %[[A]][2, 0] [2, 8] [1, 1]
+// CHECK-DAG: %[[OUT:.*]] = memref.subview %[[O]][1, 0] [2, 8] [1, 1]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[LO]], %[[HI]] : {{.*}}) outs(%[[OUT]] : {{.*}})
+// CHECK-NOT: memref.copy
+// CHECK: return
+pk.kernel @store_to_slice(%a: !pk.ref<4x8xf32>, %o: !pk.ref<4x8xf32>) {
+  %0 = pk.load %a : !pk.ref<4x8xf32> -> tensor<4x8xf32>
+  %1 = pk.extract_slice %0 offsets [0, 0] sizes [2, 8] strides [1, 1] : tensor<4x8xf32> -> tensor<2x8xf32>
+  %2 = pk.extract_slice %0 offsets [2, 7] sizes [2, 8] strides [1, -1] : tensor<4x8xf32> -> tensor<2x8xf32>
+  %3 = pk.add %1, %2 : tensor<2x8xf32>
+  %4 = pk.load %o : !pk.ref<4x8xf32> -> tensor<4x8xf32>
+  %5 = pk.insert_slice %3 into %4 offsets [1, 0] sizes [2, 8] strides [1, 1] : tensor<2x8xf32> -> tensor<4x8xf32>
+  pk.store %5, %o : tensor<4x8xf32> -> !pk.ref<4x8xf32>
+  pk.return
+}
+
+// -----
+
+// o[1:] = o[:-1] reads what it overwrites: the slice is copied aside first
+// (copies of views are linalg.copy, loop nests like any other op).
+// CHECK-LABEL: func.func @overlapping_shift
+// CHECK-SAME: (%[[O:.*]]: memref<8xi32>)
+// CHECK: %[[FROM:.*]] = memref.subview %[[O]][0] [7] [1]
+// CHECK: %[[TMP:.*]] = memref.alloc
+// CHECK: linalg.copy ins(%[[FROM]] : {{.*}}) outs(%[[TMP]] : {{.*}})
+// CHECK: %[[TO:.*]] = memref.subview %[[O]][1] [7] [1]
+// CHECK: linalg.copy ins(%[[TMP]] : {{.*}}) outs(%[[TO]] : {{.*}})
+pk.kernel @overlapping_shift(%o: !pk.ref<8xi32>) {
+  %0 = pk.load %o : !pk.ref<8xi32> -> tensor<8xi32>
+  %1 = pk.extract_slice %0 offsets [0] sizes [7] strides [1] : tensor<8xi32> -> tensor<7xi32>
+  %2 = pk.insert_slice %1 into %0 offsets [1] sizes [7] strides [1] : tensor<7xi32> -> tensor<8xi32>
+  pk.store %2, %o : tensor<8xi32> -> !pk.ref<8xi32>
+  pk.return
+}

@@ -46,3 +46,21 @@ pk.kernel @matmul_bias(%a: !pk.ref<4x3xf32>, %b: !pk.ref<3x5xf32>, %c: !pk.ref<5
   pk.store %s, %o : tensor<4x5xf32> -> !pk.ref<4x5xf32>
   pk.return
 }
+
+// -----
+
+// Slices reach the GPU as whole buffers: loads and stores through views are
+// folded into indices of the buffers (x[3, 4] reads element 22 of x).
+// CHECK-LABEL: func.func @element
+// CHECK-NOT: memref.subview
+// CHECK: gpu.launch_func @element_kernel::@element_kernel {{.*}} args(%arg0 : memref<5x6xf32>, %arg1 : memref<2xf32>)
+// CHECK: spirv.module @__spv__element_kernel
+// CHECK-DAG: %[[C22:.*]] = spirv.Constant 22 : i32
+// CHECK: spirv.AccessChain %{{.*}}[%{{.*}}, %[[C22]]]
+pk.kernel @element(%x: !pk.ref<5x6xf32>, %o: !pk.ref<2xf32>) {
+  %0 = pk.load %x : !pk.ref<5x6xf32> -> tensor<5x6xf32>
+  %1 = pk.extract_slice %0 offsets [3, 4] sizes [1, 1] strides [1, 1] : tensor<5x6xf32> -> tensor<f32>
+  %2 = pk.broadcast %1 : tensor<f32> -> tensor<2xf32>
+  pk.store %2, %o : tensor<2xf32> -> !pk.ref<2xf32>
+  pk.return
+}

@@ -33,6 +33,7 @@
 #include <concepts>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <stdexcept>
 #include <string>
@@ -67,7 +68,7 @@ public:
   /// What kind of rule was broken, as Python would classify it: shapes and
   /// values (ValueError), types and operations (TypeError), a number that
   /// does not fit (OverflowError).
-  enum class Category { Value, Type, Overflow };
+  enum class Category { Value, Type, Overflow, Index };
 
   TraceError(const std::string &message, SourceLoc where,
              Category category = Category::Value);
@@ -98,6 +99,8 @@ namespace detail {
 class TraceState;
 } // namespace detail
 
+struct Index;
+
 /// A traced array value: the result of a load or of an operation.
 class Value {
 public:
@@ -106,6 +109,8 @@ public:
   DType dtype(std::source_location where = std::source_location::current()) const;
   /// The IR value; valid while the trace that made it is open.
   mlir::Value ir() const { return value; }
+  /// NumPy's basic indexing with constants (`x[1:3]`, `x[2]`): a new value.
+  Value operator[](const Index &index) const;
 
 protected:
   friend class detail::TraceState;
@@ -191,9 +196,76 @@ private:
   SourceLoc location;
 };
 
-/// `ref[pk::all]`: the loaded value of the whole array, which can also be
-/// assigned to (a store). Only the expression `ref[pk::all]` itself can be
-/// assigned; a named copy (`auto x = ref[pk::all]`) is a plain value.
+/// The whole-array index, the seed's `...`: `ref[pk::all]`. In a list of
+/// indices it is a whole dimension, Python's `:`.
+struct All {};
+inline constexpr All all{};
+
+/// Python's `start:stop:step` in one dimension: negative positions count
+/// from the end, positions past either end are clamped, and a missing start
+/// or stop is the end the step walks from or to.
+struct Slice {
+  std::optional<int64_t> start, stop;
+  int64_t step = 1;
+};
+/// A missing slice bound: `pk::slice(pk::none, 2)` is Python's `:2`.
+inline constexpr std::nullopt_t none = std::nullopt;
+inline Slice slice(std::optional<int64_t> start, std::optional<int64_t> stop,
+                   int64_t step = 1) {
+  return Slice{start, stop, step};
+}
+
+/// One dimension of an index: an integer (one position; the dimension is
+/// dropped, as in NumPy), a slice, or pk::all.
+class IndexItem {
+public:
+  template <std::integral T>
+    requires(!std::same_as<T, bool>)
+  IndexItem(T position) : position(int64_t(position)) {
+    if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(int64_t))
+      if (position > T(INT64_MAX))
+        this->position = INT64_MAX; // out of bounds for every array
+  }
+  IndexItem(Slice range) : range(range) {}
+  IndexItem(All) : range(Slice{}) {}
+
+  bool isPosition() const { return !range; }
+  int64_t getPosition() const { return position; }
+  const Slice &getSlice() const { return *range; }
+
+private:
+  int64_t position = 0;
+  std::optional<Slice> range;
+};
+
+/// NumPy's basic indexing with constants, checked when traced:
+/// `ref[{pk::all, pk::slice(1, 3)}]` is `ref[:, 1:3]`, `ref[2]` is `ref[2]`,
+/// `ref[pk::slice(std::nullopt, std::nullopt, -1)]` is `ref[::-1]`.
+/// Dimensions not indexed are taken whole.
+struct Index {
+  Index(std::initializer_list<IndexItem> items,
+        std::source_location where = std::source_location::current())
+      : items(items), where(SourceLoc::current(where)) {}
+  template <std::integral T>
+    requires(!std::same_as<T, bool>)
+  Index(T position,
+        std::source_location where = std::source_location::current())
+      : items{IndexItem(position)}, where(SourceLoc::current(where)) {}
+  Index(Slice range,
+        std::source_location where = std::source_location::current())
+      : items{IndexItem(range)}, where(SourceLoc::current(where)) {}
+  /// For language bindings.
+  Index(std::vector<IndexItem> items, SourceLoc where)
+      : items(std::move(items)), where(std::move(where)) {}
+
+  std::vector<IndexItem> items;
+  SourceLoc where;
+};
+
+/// `ref[pk::all]` or `ref[index]`: the loaded value of the array or of a
+/// slice of it, which can also be assigned to (a store into that part).
+/// Only the expression itself can be assigned; a named copy
+/// (`auto x = ref[pk::all]`) is a plain value.
 class RefElement : public Value {
 public:
   RefElement(const RefElement &) = default;
@@ -212,16 +284,16 @@ public:
 private:
   friend class Ref;
   RefElement(Value loaded, std::shared_ptr<detail::TraceState> owner,
-             unsigned index)
-      : Value(std::move(loaded)), owner(std::move(owner)), index(index) {}
+             unsigned ref, std::shared_ptr<const Index> part)
+      : Value(std::move(loaded)), owner(std::move(owner)), ref(ref),
+        part(std::move(part)) {}
+  void store(const Operand &value) const;
 
   std::shared_ptr<detail::TraceState> owner;
-  unsigned index;
+  unsigned ref;
+  /// The slice assigned to; null for the whole array.
+  std::shared_ptr<const Index> part;
 };
-
-/// The whole-array index, the seed's `...`: `ref[pk::all]`.
-struct All {};
-inline constexpr All all{};
 
 /// `pk::all` together with the user's source location.
 struct WholeArray {
@@ -235,9 +307,14 @@ class Ref {
 public:
   /// Loads the whole array now; assigning to the result stores.
   RefElement operator[](const WholeArray &index) const;
+  /// Loads a slice now; assigning to the result stores into that slice.
+  RefElement operator[](const Index &index) const;
   Value load(std::source_location where = std::source_location::current()) const;
   Value load(const SourceLoc &where) const;
+  Value load(const Index &index) const;
   void store(const Operand &value) const;
+  /// `ref[index] = value`: the value is broadcast to the slice's shape.
+  void store(const Index &index, const Operand &value) const;
 
   const std::string &name() const;
   Shape shape() const;

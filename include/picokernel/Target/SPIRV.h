@@ -13,7 +13,9 @@ namespace mlir::pk {
 
 /// Compiles the pk kernel in `module` (rewritten in place) with the SPIR-V
 /// pipeline and serializes its kernels, one entry point per dispatch, into
-/// `binary`. Diagnostics go to the module's context.
+/// `binary`, which stays empty when nothing runs on the GPU (the kernel only
+/// copies whole arrays, or its arrays are empty). Diagnostics go to the
+/// module's context.
 LogicalResult compileToSpirv(ModuleOp module, int64_t workgroupSize,
                              const std::string &vulkanVersion,
                              SmallVectorImpl<uint32_t> &binary);

@@ -27,6 +27,21 @@ def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
                            "::mlir::arith::ArithDialect"];
 }
 
+def PkCopyViewsWithLinalg : Pass<"pk-copy-views-with-linalg",
+                                 "::mlir::func::FuncOp"> {
+  let summary = "Copies from or into memref views become linalg.copy";
+  let description = [{
+    Bufferizing a store to a slice (or a slice read that must be copied
+    aside) gives `memref.copy` ops on subviews. Lowered as they are, copies
+    of non-contiguous views call the `memrefCopy` runtime function, which a
+    JIT'd kernel does not have, and a GPU runtime that copies whole buffers
+    cannot perform them. As `linalg.copy` they become loop nests like every
+    other computation: vectorized and parallel on the CPU, a kernel on the
+    GPU. Copies between whole buffers (identity layouts) stay `memref.copy`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def PkTileParallelLoopsForGpu : Pass<"pk-tile-parallel-loops-for-gpu",
                                      "::mlir::func::FuncOp"> {
   let summary = "Tile parallel loop nests into workgroups of threads";

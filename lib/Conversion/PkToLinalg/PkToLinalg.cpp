@@ -75,7 +75,10 @@ struct KernelLowering : public OpConversionPattern<KernelOp> {
                                                      signature, &converter);
 
     // One tensor per loaded ref, read at entry: pk-forward-stores has made
-    // every load precede the stores.
+    // every load precede the stores. A ref the kernel also stores to is
+    // writable: one-shot bufferization may then update it in place (a store
+    // to a slice writes just the slice) wherever its old contents are not
+    // read afterwards. Inputs are never written.
     rewriter.setInsertionPointToStart(entry);
     for (auto [index, isLoaded] : llvm::enumerate(loaded)) {
       if (!isLoaded)
@@ -87,7 +90,7 @@ struct KernelLowering : public OpConversionPattern<KernelOp> {
           RankedTensorType::get(memrefType.getShape(),
                                 memrefType.getElementType()),
           memref, /*restrict=*/rewriter.getUnitAttr(),
-          /*writable=*/UnitAttr());
+          /*writable=*/stored[index] ? rewriter.getUnitAttr() : UnitAttr());
     }
     rewriter.eraseOp(kernel);
     return success();
@@ -620,6 +623,101 @@ struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// Slices: tensor.extract_slice / insert_slice, which bufferize to subviews
+//===----------------------------------------------------------------------===//
+
+/// A pk slice as tensor slices see it: strides are positive there, so a
+/// dimension with a negative stride reads the same elements starting from
+/// its other end, and is reversed separately.
+struct ForwardSlice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  /// For each dimension of the slice value (after dropped dimensions), the
+  /// number of elements when it walks backwards, or 0.
+  SmallVector<int64_t> reversedSizes;
+  bool anyReversed() const {
+    return llvm::any_of(reversedSizes, [](int64_t size) { return size > 1; });
+  }
+};
+
+template <typename SliceOp>
+ForwardSlice forwardSlice(Builder &builder, SliceOp op,
+                          ArrayRef<int64_t> sliceShape) {
+  ForwardSlice slice;
+  size_t kept = 0;
+  for (auto [offset, size, stride] :
+       llvm::zip_equal(op.getOffsets(), op.getSizes(), op.getStrides())) {
+    bool backwards = stride < 0 && size > 0;
+    // Same greedy matching of kept dimensions as the verifier.
+    if (kept < sliceShape.size() && sliceShape[kept] == size)
+      slice.reversedSizes.push_back(backwards ? size : 0), ++kept;
+    // An empty slice may start anywhere in pk; tensor slices want bounds.
+    int64_t first = size == 0   ? 0
+                    : backwards ? offset + (size - 1) * stride
+                                : offset;
+    int64_t step = size == 0 ? 1 : backwards ? -stride : stride;
+    slice.offsets.push_back(builder.getIndexAttr(first));
+    slice.sizes.push_back(builder.getIndexAttr(size));
+    slice.strides.push_back(builder.getIndexAttr(step));
+  }
+  return slice;
+}
+
+/// `value` with dimension d read backwards wherever reversedSizes[d] > 1.
+Value reverseDimensions(OpBuilder &builder, Location loc, Value value,
+                        ArrayRef<int64_t> reversedSizes) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<AffineExpr> exprs;
+  for (auto [d, size] : llvm::enumerate(reversedSizes)) {
+    AffineExpr index = builder.getAffineDimExpr(d);
+    exprs.push_back(size > 1 ? builder.getAffineConstantExpr(size - 1) - index
+                             : index);
+  }
+  AffineMap map =
+      AffineMap::get(type.getRank(), 0, exprs, builder.getContext());
+  return buildElementwise(
+      builder, loc, type, value, map,
+      [](OpBuilder &, Location, ValueRange args, Type) { return args[0]; });
+}
+
+struct ExtractSliceLowering : public OpConversionPattern<ExtractSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ExtractSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    ForwardSlice slice = forwardSlice(rewriter, op, resultType.getShape());
+    Value result = tensor::ExtractSliceOp::create(
+        rewriter, op.getLoc(), resultType, adaptor.getSource(), slice.offsets,
+        slice.sizes, slice.strides);
+    if (slice.anyReversed())
+      result =
+          reverseDimensions(rewriter, op.getLoc(), result, slice.reversedSizes);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct InsertSliceLowering : public OpConversionPattern<InsertSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(InsertSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ForwardSlice slice =
+        forwardSlice(rewriter, op, op.getSource().getType().getShape());
+    Value source = adaptor.getSource();
+    if (slice.anyReversed())
+      source =
+          reverseDimensions(rewriter, op.getLoc(), source, slice.reversedSizes);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, source, adaptor.getDest(), slice.offsets, slice.sizes,
+        slice.strides);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Matmul
 //===----------------------------------------------------------------------===//
 
@@ -642,7 +740,7 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     int64_t lhsRank = op.getLhs().getType().getRank();
     int64_t rhsRank = op.getRhs().getType().getRank();
-    ValueRange inputs{lhs, rhs};
+    SmallVector<Value, 2> inputs{lhs, rhs};
     Operation *product = nullptr;
     if (lhsRank == 2 && rhsRank == 2)
       product =
@@ -751,7 +849,8 @@ void mlir::pk::populatePkToLinalgConversionPatterns(
   patterns.add<
       KernelLowering, ReturnLowering, LoadLowering, StoreLowering,
       ConstantLowering, ElementwiseLowering<NegOp, negBody>,
-      ElementwiseLowering<CastOp, castBody>, BroadcastLowering, MatmulLowering,
+      ElementwiseLowering<CastOp, castBody>, BroadcastLowering,
+      ExtractSliceLowering, InsertSliceLowering, MatmulLowering,
       ElementwiseLowering<AddOp, floatOrIntBody<arith::AddFOp, arith::AddIOp>>,
       ElementwiseLowering<SubOp, floatOrIntBody<arith::SubFOp, arith::SubIOp>>,
       ElementwiseLowering<MulOp, floatOrIntBody<arith::MulFOp, arith::MulIOp>>,

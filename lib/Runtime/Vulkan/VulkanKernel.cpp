@@ -380,7 +380,8 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
 
   // PK_SPIRV_DUMP_DIR keeps every compiled module, for spirv-val and
   // spirv-dis (the tests validate all of them).
-  if (const char *dir = std::getenv("PK_SPIRV_DUMP_DIR"); dir && *dir) {
+  const char *dir = std::getenv("PK_SPIRV_DUMP_DIR");
+  if (dir && *dir && !binary.empty()) {
     static std::atomic<unsigned> counter{0};
     std::string path = std::string(dir) + "/" + kernel->kernelName + "-" +
                        std::to_string(counter++) + ".spv";
@@ -406,11 +407,16 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
         "argument '" + std::to_string(i) + "'");
 
   Device &device = impl.device;
-  VkShaderModuleCreateInfo shaderInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  shaderInfo.codeSize = binary.size() * sizeof(uint32_t);
-  shaderInfo.pCode = binary.data();
-  check(vkCreateShaderModule(device.device, &shaderInfo, nullptr, &impl.shader),
+  // A kernel that only copies whole arrays dispatches nothing.
+  if (!binary.empty()) {
+    VkShaderModuleCreateInfo shaderInfo{
+        VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    shaderInfo.codeSize = binary.size() * sizeof(uint32_t);
+    shaderInfo.pCode = binary.data();
+    check(
+        vkCreateShaderModule(device.device, &shaderInfo, nullptr, &impl.shader),
         "vkCreateShaderModule");
+  }
 
   llvm::StringMap<unsigned> pipelineOf;
   std::vector<std::vector<unsigned>> bindings; // per pipeline, buffer ids
@@ -499,14 +505,23 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
       else
         std::memcpy(out, raw.data(), raw.size());
     } else if (llvm::isa<mlir::memref::ExpandShapeOp,
-                         mlir::memref::CollapseShapeOp>(op)) {
-      // A reshape of a contiguous buffer is the same buffer.
+                         mlir::memref::CollapseShapeOp,
+                         mlir::memref::SubViewOp>(op)) {
+      // A reshape of a contiguous buffer is the same buffer. So is a view:
+      // its static offset and strides are in its type, from which the
+      // kernels index the whole buffer.
       auto found = bufferOf.find(op.getOperand(0));
       if (found == bufferOf.end())
         throw CompileError("compile: kernel '" + kernel->kernelName +
                            "' reshapes a value that is not a buffer");
       bufferOf[op.getResult(0)] = found->second;
     } else if (auto copy = llvm::dyn_cast<mlir::memref::CopyOp>(op)) {
+      // Copies of views are kernels (pk-copy-views-with-linalg).
+      for (mlir::Value side : {copy.getSource(), copy.getTarget()})
+        if (!llvm::isa<mlir::AffineMapAttr>(
+                llvm::cast<mlir::MemRefType>(side.getType()).getLayout()))
+          throw CompileError("compile: kernel '" + kernel->kernelName +
+                             "' copies a part of a buffer on the host");
       Step step{Step::Copy};
       step.source = bufferOf.lookup(copy.getSource());
       step.target = bufferOf.lookup(copy.getTarget());

@@ -72,6 +72,25 @@ void printElements(ElementsAttr value, llvm::raw_ostream &os) {
   os << "]";
 }
 
+/// A slice in Python's notation: `[1:3, ::2, 3::-1]`.
+void printSlice(ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                ArrayRef<int64_t> strides, llvm::raw_ostream &os) {
+  os << "[";
+  for (auto [d, offset, size, stride] :
+       llvm::enumerate(offsets, sizes, strides)) {
+    if (d)
+      os << ", ";
+    int64_t stop = offset + size * stride;
+    os << offset << ":";
+    // A backwards slice that runs to the start has no stop in Python.
+    if (stop >= 0)
+      os << stop;
+    if (stride != 1)
+      os << ":" << stride;
+  }
+  os << "]";
+}
+
 } // namespace
 
 void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
@@ -111,6 +130,16 @@ void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
     llvm::TypeSwitch<Operation *>(&op)
         .Case([&](LoadOp load) {
           os << "LOAD [" << names.lookup(load.getRef()) << "]()";
+        })
+        .Case([&](ExtractSliceOp slice) {
+          os << "SLICE(" << operands(op) << ")";
+          printSlice(slice.getOffsets(), slice.getSizes(), slice.getStrides(),
+                     os);
+        })
+        .Case([&](InsertSliceOp insert) {
+          os << "INSERT_SLICE(" << operands(op) << ")";
+          printSlice(insert.getOffsets(), insert.getSizes(),
+                     insert.getStrides(), os);
         })
         .Case([&](ConstantOp constant) {
           os << "CONST(";

@@ -27,9 +27,9 @@ LogicalResult mlir::pk::compileToSpirv(ModuleOp module, int64_t workgroupSize,
   if (failed(pm.run(module)))
     return failure();
   auto spirvModules = llvm::to_vector(module.getOps<spirv::ModuleOp>());
+  binary.clear();
   if (spirvModules.empty())
-    return module.emitError("the kernel has no loop nest to run on the GPU "
-                            "(it only copies arrays)");
+    return success();
   if (spirvModules.size() != 1)
     return module.emitError("expected one pk.kernel to compile to SPIR-V, got ")
            << spirvModules.size();
@@ -117,8 +117,13 @@ LogicalResult toBinary(Operation *op, SmallVectorImpl<uint32_t> &binary) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     return op->emitError("expected a builtin.module");
-  return pk::compileToSpirv(module, workgroupSizeOption, vulkanVersionOption,
-                            binary);
+  if (failed(pk::compileToSpirv(module, workgroupSizeOption,
+                                vulkanVersionOption, binary)))
+    return failure();
+  if (binary.empty())
+    return module.emitError("the kernel has no loop nest to run on the GPU "
+                            "(it only copies arrays)");
+  return success();
 }
 
 LogicalResult toSource(Operation *op, llvm::raw_ostream &os,

@@ -22,11 +22,12 @@ pk.kernel @fma(%a: !pk.ref<4xf32>, %b: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
 
 // -----
 
-// A ref that is read and written keeps its contents until the end: its
-// value is materialized without `restrict` (computed aside, then copied).
+// A ref that is read and written is a writable tensor (bufferization may
+// update it in place where its old contents are dead), and its value is
+// materialized without `restrict`: the old contents may still be read.
 // CHECK-LABEL: func.func @in_place
 // CHECK-SAME: (%[[O:.*]]: memref<2x3xi32>)
-// CHECK: %[[T:.*]] = bufferization.to_tensor %[[O]] restrict : memref<2x3xi32> to tensor<2x3xi32>
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[O]] restrict writable : memref<2x3xi32> to tensor<2x3xi32>
 // CHECK: %[[V:.*]] = linalg.generic {{.*}} ins(%[[T]], %[[T]] : tensor<2x3xi32>, tensor<2x3xi32>)
 // CHECK: bufferization.materialize_in_destination %[[V]] in writable %[[O]]
 pk.kernel @in_place(%o: !pk.ref<2x3xi32>) {

@@ -193,3 +193,31 @@ pk.kernel @casts(%x: !pk.ref<4xf64>, %o1: !pk.ref<4xf64>, %o2: !pk.ref<4xf64>) {
   pk.store %2, %o2 : tensor<4xf64> -> !pk.ref<4xf64>
   pk.return
 }
+
+// -----
+
+// A slice of the whole array in order is the array; inserting a whole array
+// leaves nothing of the destination; a slice of a splat is a splat. A
+// reversed whole array is not the array.
+// CHECK-LABEL: pk.kernel @fold_slices
+// CHECK-SAME: (%[[X:.*]]: !pk.ref<4x4xf32>, %[[O:.*]]: !pk.ref<4x4xf32>, %[[P:.*]]: !pk.ref<2xf32>, %[[Q:.*]]: !pk.ref<4x4xf32>)
+// CHECK-DAG: %[[SPLAT:.*]] = pk.constant dense<3.000000e+00> : tensor<2xf32>
+// CHECK-DAG: %[[V:.*]] = pk.load %[[X]]
+// CHECK: pk.store %[[V]], %[[O]]
+// CHECK: pk.store %[[SPLAT]], %[[P]]
+// CHECK: %[[REV:.*]] = pk.extract_slice %[[V]] offsets [3, 0] sizes [4, 4] strides [-1, 1]
+// CHECK: pk.store %[[REV]], %[[Q]]
+// CHECK-NOT: pk.insert_slice
+pk.kernel @fold_slices(%x: !pk.ref<4x4xf32>, %o: !pk.ref<4x4xf32>, %p: !pk.ref<2xf32>, %q: !pk.ref<4x4xf32>) {
+  %0 = pk.load %x : !pk.ref<4x4xf32> -> tensor<4x4xf32>
+  %1 = pk.extract_slice %0 offsets [0, 0] sizes [4, 4] strides [1, 1] : tensor<4x4xf32> -> tensor<4x4xf32>
+  %2 = pk.constant dense<1.0> : tensor<4x4xf32>
+  %3 = pk.insert_slice %1 into %2 offsets [0, 0] sizes [4, 4] strides [1, 1] : tensor<4x4xf32> -> tensor<4x4xf32>
+  pk.store %3, %o : tensor<4x4xf32> -> !pk.ref<4x4xf32>
+  %4 = pk.constant dense<3.0> : tensor<4x4xf32>
+  %5 = pk.extract_slice %4 offsets [1, 0] sizes [1, 2] strides [1, 2] : tensor<4x4xf32> -> tensor<2xf32>
+  pk.store %5, %p : tensor<2xf32> -> !pk.ref<2xf32>
+  %6 = pk.extract_slice %0 offsets [3, 0] sizes [4, 4] strides [-1, 1] : tensor<4x4xf32> -> tensor<4x4xf32>
+  pk.store %6, %q : tensor<4x4xf32> -> !pk.ref<4x4xf32>
+  pk.return
+}

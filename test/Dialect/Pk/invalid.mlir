@@ -474,3 +474,99 @@ func.func @floordiv_mixed(%x: tensor<4xi32>, %y: tensor<4xf32>) {
   %0 = "pk.floordiv"(%x, %y) : (tensor<4xi32>, tensor<4xf32>) -> tensor<4xi32>
   return
 }
+
+// -----
+
+func.func @slice_rank(%x: tensor<4x4xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op needs one offset, size and stride per dimension of the 2-d array, got 1, 2 and 2}}
+  %0 = pk.extract_slice %x offsets [0] sizes [2, 2] strides [1, 1] : tensor<4x4xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @slice_negative_size(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op size -1 of dimension 0 is negative}}
+  %0 = pk.extract_slice %x offsets [0] sizes [-1] strides [1] : tensor<4xf32> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @slice_zero_stride(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op stride of dimension 0 is zero}}
+  %0 = pk.extract_slice %x offsets [0] sizes [2] strides [0] : tensor<4xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @slice_past_the_end(%x: tensor<4x4xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 1 reads 2 elements from index 1 with stride 3, outside the 4 elements of the array}}
+  %0 = pk.extract_slice %x offsets [0, 1] sizes [4, 2] strides [1, 3] : tensor<4x4xf32> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @slice_before_the_start(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads 3 elements from index 1 with stride -1, outside the 4 elements of the array}}
+  %0 = pk.extract_slice %x offsets [1] sizes [3] strides [-1] : tensor<4xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_negative_offset(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads 1 elements from index -1 with stride 1, outside the 4 elements of the array}}
+  %0 = pk.extract_slice %x offsets [-1] sizes [1] strides [1] : tensor<4xf32> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @slice_overflowing_stride(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads 3 elements from index 0 with stride 9223372036854775807, outside the 4 elements of the array}}
+  %0 = pk.extract_slice %x offsets [0] sizes [3] strides [9223372036854775807] : tensor<4xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_result_shape(%x: tensor<4x4xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op the result shape (2, 1) is not the slice sizes (2, 2) with some dimensions of size 1 dropped}}
+  %0 = pk.extract_slice %x offsets [0, 0] sizes [2, 2] strides [1, 1] : tensor<4x4xf32> -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @slice_drops_a_long_dimension(%x: tensor<4x4xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op the result shape (4,) is not the slice sizes (4, 4) with some dimensions of size 1 dropped}}
+  %0 = pk.extract_slice %x offsets [0, 0] sizes [4, 4] strides [1, 1] : tensor<4x4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_element_type(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op failed to verify that all of {source, result} have same element type}}
+  %0 = pk.extract_slice %x offsets [0] sizes [2] strides [1] : tensor<4xf32> -> tensor<2xf64>
+  return
+}
+
+// -----
+
+func.func @insert_shape(%v: tensor<3xf32>, %o: tensor<4x4xf32>) {
+  // expected-error@+1 {{'pk.insert_slice' op the inserted shape (3,) is not the slice sizes (1, 4) with some dimensions of size 1 dropped}}
+  %0 = pk.insert_slice %v into %o offsets [0, 0] sizes [1, 4] strides [1, 1] : tensor<3xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @insert_out_of_bounds(%v: tensor<2xf32>, %o: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.insert_slice' op dimension 0 reads 2 elements from index 3 with stride 1, outside the 4 elements of the array}}
+  %0 = pk.insert_slice %v into %o offsets [3] sizes [2] strides [1] : tensor<2xf32> -> tensor<4xf32>
+  return
+}

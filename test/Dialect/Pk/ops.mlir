@@ -267,3 +267,17 @@ pk.kernel @floor_division(%x: !pk.ref<4xi64>, %o: !pk.ref<4xi64>) {
   pk.store %r, %o : tensor<4xi64> -> !pk.ref<4xi64>
   pk.return
 }
+
+// CHECK-LABEL: pk.kernel @slices
+// CHECK: pk.extract_slice %{{.*}} offsets [1, 0] sizes [2, 4] strides [1, 2] : tensor<4x8xf32> -> tensor<2x4xf32>
+// CHECK: pk.extract_slice %{{.*}} offsets [3, 7] sizes [1, 8] strides [1, -1] : tensor<4x8xf32> -> tensor<8xf32>
+// CHECK: pk.insert_slice %{{.*}} into %{{.*}} offsets [0, 0] sizes [1, 8] strides [1, 1] : tensor<8xf32> -> tensor<4x8xf32>
+pk.kernel @slices(%x: !pk.ref<4x8xf32>, %s: !pk.ref<2x4xf32>, %o: !pk.ref<4x8xf32>) {
+  %0 = pk.load %x : !pk.ref<4x8xf32> -> tensor<4x8xf32>
+  %1 = pk.extract_slice %0 offsets [1, 0] sizes [2, 4] strides [1, 2] : tensor<4x8xf32> -> tensor<2x4xf32>
+  pk.store %1, %s : tensor<2x4xf32> -> !pk.ref<2x4xf32>
+  %2 = pk.extract_slice %0 offsets [3, 7] sizes [1, 8] strides [1, -1] : tensor<4x8xf32> -> tensor<8xf32>
+  %3 = pk.insert_slice %2 into %0 offsets [0, 0] sizes [1, 8] strides [1, 1] : tensor<8xf32> -> tensor<4x8xf32>
+  pk.store %3, %o : tensor<4x8xf32> -> !pk.ref<4x8xf32>
+  pk.return
+}

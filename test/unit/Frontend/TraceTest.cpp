@@ -350,6 +350,60 @@ TEST(Trace, ModuleRoundTripsThroughTheParser) {
 // Errors: each is a TraceError naming the operation and the user's line.
 //===----------------------------------------------------------------------===//
 
+TEST(Trace, SlicesFollowNumPyBasicIndexing) {
+  using pk::none;
+  using pk::slice;
+  auto module = pk::trace(
+      "slices",
+      [](Ref a, Ref m, Ref o) {
+        o[all] = 0;
+        // o[1:3] = a[:2] + m[2, 1::2]
+        o[slice(1, 3)] = a[slice(none, 2)] + m[{2, slice(1, none, 2)}];
+        // o[::-1] += m[-1]  (negative positions count from the end)
+        o[slice(none, none, -1)] += m[-1];
+      },
+      {{"a", {4}, pk::f32}, {"m", {3, 4}, pk::f32}, {"o", {4}, pk::f32}});
+  EXPECT_EQ(pk::listing(*module), R"(kernel slices(a, m, o):
+  v0<4:f32> = CONST(0.0)
+  STORE [o](v0)
+  v1<4:f32> = LOAD [a]()
+  v2<2:f32> = SLICE(v1)[0:2]
+  v3<3x4:f32> = LOAD [m]()
+  v4<2:f32> = SLICE(v3)[2:3, 1:5:2]
+  v5<2:f32> = ADD(v2, v4)
+  v6<4:f32> = LOAD [o]()
+  v7<4:f32> = INSERT_SLICE(v5, v6)[1:3]
+  STORE [o](v7)
+  v8<3x4:f32> = LOAD [m]()
+  v9<4:f32> = SLICE(v8)[2:3, 0:4]
+  v10<4:f32> = LOAD [o]()
+  v11<4:f32> = SLICE(v10)[3::-1]
+  v12<4:f32> = ADD(v11, v9)
+  v13<4:f32> = LOAD [o]()
+  v14<4:f32> = INSERT_SLICE(v12, v13)[3::-1]
+  STORE [o](v14)
+)");
+}
+
+TEST(Trace, SliceBoundsAreClampedLikePython) {
+  using pk::none;
+  using pk::slice;
+  pk::trace("clamped",
+            [](Ref a, Ref o) {
+              EXPECT_EQ(a[slice(-100, 100)].shape(), pk::Shape{5});
+              EXPECT_EQ(a[slice(3, 1)].shape(), pk::Shape{0});
+              EXPECT_EQ(a[slice(none, none, -2)].shape(), pk::Shape{3});
+              EXPECT_EQ(a[slice(10, -10, -1)].shape(), pk::Shape{5});
+              EXPECT_EQ(a[slice(1, none, INT64_MAX)].shape(), pk::Shape{1});
+              EXPECT_EQ(a[slice(none, none, INT64_MIN)].shape(), pk::Shape{1});
+              // Value slicing composes: a[1:][::2] is a[1::2].
+              EXPECT_EQ(a[slice(1, none)][slice(none, none, 2)].shape(),
+                        pk::Shape{2});
+              o[all] = a[all];
+            },
+            {{"a", {5}, pk::i32}, {"o", {5}, pk::i32}});
+}
+
 TEST(TraceErrors, IncompatibleBroadcastShapes) {
   unsigned line = 0;
   Failure failure = failureOf([&] {
@@ -449,6 +503,41 @@ TEST(TraceErrors, StoredShapeMustFitTheRef) {
             }).message,
             "store to 'o': a value of shape (2, 3) cannot be stored into ref "
             "'o' of shape (3,)");
+}
+
+TEST(TraceErrors, IndexingIsCheckedWhenTraced) {
+  using pk::slice;
+  pk::Signature signature = {{"m", {3, 4}, pk::f32}, {"o", {4}, pk::f32}};
+  auto failure = [&](std::function<void(Ref, Ref)> body) {
+    return failureOf([&] { pk::trace("bad", body, signature); }).message;
+  };
+  EXPECT_EQ(failure([](Ref m, Ref o) {
+              o[all] = m[{0, 1, 2}];
+            }),
+            "indexing: too many indices for array: array is 2-dimensional, "
+            "but 3 were indexed");
+  EXPECT_EQ(failure([](Ref m, Ref o) { o[all] = m[3]; }),
+            "indexing: index 3 is out of bounds for axis 0 with size 3");
+  EXPECT_EQ(failure([](Ref m, Ref o) {
+              o[all] = m[{0, -5}];
+            }),
+            "indexing: index -5 is out of bounds for axis 1 with size 4");
+  EXPECT_EQ(failure([](Ref m, Ref o) { o[all] = m[slice(0, 2, 0)][0]; }),
+            "indexing: slice step cannot be zero");
+  EXPECT_EQ(failure([](Ref m, Ref o) { o[slice(1, 3)] = m[0]; }),
+            "store to 'o': a value of shape (4,) cannot be stored into a "
+            "slice of ref 'o' of shape (2,)");
+  EXPECT_EQ(failure([](Ref m, Ref o) { o[7] = m[0][0]; }),
+            "indexing: index 7 is out of bounds for axis 0 with size 4");
+
+  try {
+    pk::trace(
+        "bad", [](Ref m, Ref o) { o[all] = m[5]; }, signature);
+    FAIL() << "expected an error";
+  } catch (const pk::TraceError &error) {
+    EXPECT_EQ(error.category(), pk::TraceError::Category::Index);
+    EXPECT_EQ(error.where().file, __FILE__); // the line of `m[5]`
+  }
 }
 
 TEST(TraceErrors, ValueUsedOutsideItsTrace) {

@@ -308,6 +308,29 @@ TEST(Kernel, EveryStoreCountsAndLaterLoadsSeeIt) {
   EXPECT_EQ(p.data, (std::vector<int32_t>{20, 30, 40}));
 }
 
+TEST(Kernel, SlicesReadAndWriteParts) {
+  using pk::none;
+  using pk::slice;
+  pk::Kernel k("parts", [](Ref m, Ref o, Ref p) {
+    // o[1:3, ::2] = m[0, 3::-1][:2] * 10 + m[1:3, 1::2]  (broadcast row)
+    o[{slice(1, 3), slice(none, none, 2)}] =
+        m[{0, slice(3, none, -1)}][slice(none, 2)] * 10 +
+        m[{slice(1, 3), slice(1, none, 2)}];
+    // p[1:] = p[:-1] reads what it overwrites; p[0] = m[2, -1]
+    p[slice(1, none)] = p[slice(none, -1)];
+    p[0] = m[{2, -1}];
+  });
+  Array<int32_t> m({3, 4}), o({3, 4}, -1), p({5});
+  std::iota(m.data.begin(), m.data.end(), 0); // m[i, j] = 4i + j
+  std::iota(p.data.begin(), p.data.end(), 100);
+  k({m.view(), o.view(), p.view()});
+  // m[0, 3::-1][:2] = (3, 2); m[1:3, 1::2] = ((5, 7), (9, 11)).
+  EXPECT_EQ(o.data, (std::vector<int32_t>{-1, -1, -1, -1, //
+                                          35, -1, 27, -1, //
+                                          39, -1, 31, -1}));
+  EXPECT_EQ(p.data, (std::vector<int32_t>{11, 100, 101, 102, 103}));
+}
+
 TEST(Kernel, TwoLiveIntermediatesNeverShareStorage) {
   pk::Kernel k("sums", [](Ref a, Ref b, Ref c, Ref d, Ref o) {
     o[all] = (a[all] + b[all]) * (c[all] + d[all]);

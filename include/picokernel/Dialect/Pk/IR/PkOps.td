@@ -161,6 +161,63 @@ def Pk_BroadcastOp : Pk_Op<"broadcast", [Pure,
   let hasFolder = 1;
 }
 
+def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
+    AllElementTypesMatch<["source", "result"]>]> {
+  let summary = "a static slice of an array";
+  let description = [{
+    NumPy's basic indexing with constants: `x[1:3]`, `x[:, ::2]`, `x[::-1]`,
+    `x[2]`. Dimension `d` of the slice takes `sizes[d]` elements of the
+    source, starting at index `offsets[d]` and `strides[d]` apart; a
+    negative stride walks backwards. Every index read must lie inside the
+    source. The result may drop dimensions of size 1 (how an integer index
+    removes an axis); the others keep their order.
+
+    ```mlir
+    %0 = pk.extract_slice %x offsets [1] sizes [2] strides [1]
+        : tensor<4xf32> -> tensor<2xf32>
+    %1 = pk.extract_slice %m offsets [2, 3] sizes [1, 4] strides [1, -1]
+        : tensor<4x4xf32> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Pk_Tensor:$source, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$strides);
+  let results = (outs Pk_Tensor:$result);
+  let assemblyFormat = [{
+    $source `offsets` $offsets `sizes` $sizes `strides` $strides attr-dict
+    `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Pk_InsertSliceOp : Pk_Op<"insert_slice", [Pure,
+    AllTypesMatch<["dest", "result"]>,
+    AllElementTypesMatch<["source", "dest"]>]> {
+  let summary = "an array with a static slice replaced";
+  let description = [{
+    `o[1:3] = v` as a value: `dest` with the elements that
+    `pk.extract_slice` with the same `offsets`, `sizes` and `strides` would
+    read replaced by `source`, whose shape is `sizes` with some dimensions
+    of size 1 dropped. A store to a slice of a ref loads the ref, inserts,
+    and stores the whole array back.
+
+    ```mlir
+    %0 = pk.insert_slice %v into %o offsets [0, 1] sizes [4, 2] strides [1, 2]
+        : tensor<4x2xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Pk_Tensor:$source, Pk_Tensor:$dest,
+                       DenseI64ArrayAttr:$offsets, DenseI64ArrayAttr:$sizes,
+                       DenseI64ArrayAttr:$strides);
+  let results = (outs Pk_Tensor:$result);
+  let assemblyFormat = [{
+    $source `into` $dest `offsets` $offsets `sizes` $sizes `strides` $strides
+    attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Pk_CastOp : Pk_Op<"cast", [Pure, Elementwise]> {
   let summary = "elementwise conversion to another element type";
   let description = [{

@@ -1,0 +1,96 @@
+//===- Indexing.cpp - Python keys as pk::Index ----------------------------===//
+
+#include "Indexing.h"
+#include "Tracing.h"
+
+#include <nanobind/stl/string.h>
+
+namespace nb = nanobind;
+
+namespace pk::python {
+
+namespace {
+
+std::string reprOf(nb::handle object) {
+  return nb::cast<std::string>(nb::repr(object));
+}
+
+[[noreturn]] void invalidIndex(nb::handle item, const std::string &why) {
+  raise(PyExc_IndexError,
+        "only integers, slices (`:`) and ellipsis (`...`) are valid indices "
+        "in a picokernel kernel; got " +
+            reprOf(item) + why);
+}
+
+/// A Python integer (or anything with __index__, like np.int64) as int64,
+/// saturated: a position that large is out of bounds, a bound is clamped.
+int64_t toPosition(nb::handle item) {
+  nb::object integer = nb::steal(PyNumber_Index(item.ptr()));
+  if (!integer.is_valid())
+    throw nb::python_error();
+  int overflow = 0;
+  long long value = PyLong_AsLongLongAndOverflow(integer.ptr(), &overflow);
+  if (overflow)
+    return overflow > 0 ? INT64_MAX : INT64_MIN;
+  return value;
+}
+
+std::optional<int64_t> toBound(nb::handle bound) {
+  if (bound.is_none())
+    return std::nullopt;
+  return toPosition(bound);
+}
+
+IndexItem toItem(nb::handle item) {
+  PyObject *ptr = item.ptr();
+  if (PySlice_Check(ptr)) {
+    auto *range = reinterpret_cast<PySliceObject *>(ptr);
+    std::optional<int64_t> step = toBound(range->step);
+    return Slice{toBound(range->start), toBound(range->stop), step.value_or(1)};
+  }
+  if (item.is_none())
+    invalidIndex(item, " (np.newaxis: reshape outside the kernel instead)");
+  if (PyBool_Check(ptr) || nb::isinstance<Value>(item) ||
+      PySequence_Check(ptr) || !PyIndex_Check(ptr))
+    invalidIndex(item, " (indices are constants fixed when the kernel is "
+                       "traced: no boolean masks, index arrays or traced "
+                       "values)");
+  return toPosition(item);
+}
+
+} // namespace
+
+std::optional<Index> toIndex(nb::handle key, size_t rank) {
+  SourceLoc where = pythonLocation();
+  nb::object items = PyTuple_Check(key.ptr()) ? nb::borrow(key)
+                                              : nb::object(nb::make_tuple(key));
+  size_t count = nb::len(items);
+  size_t ellipses = 0;
+  for (nb::handle item : items)
+    ellipses += item.ptr() == Py_Ellipsis;
+  if (ellipses > 1)
+    raise(PyExc_IndexError, "an index can only have a single ellipsis ('...')");
+
+  std::vector<IndexItem> resolved;
+  bool whole = true;
+  for (nb::handle item : items) {
+    if (item.ptr() == Py_Ellipsis) {
+      // `...` stands for as many whole dimensions as the others leave.
+      size_t others = count - 1;
+      for (size_t d = others; d < rank; ++d)
+        resolved.push_back(all);
+      continue;
+    }
+    IndexItem converted = toItem(item);
+    const bool isWholeSlice =
+        !converted.isPosition() && !converted.getSlice().start &&
+        !converted.getSlice().stop && converted.getSlice().step == 1;
+    whole = whole && isWholeSlice;
+    resolved.push_back(converted);
+  }
+  if (whole && resolved.size() <= rank)
+    return std::nullopt;
+  return Index(std::move(resolved), std::move(where));
+}
+
+} // namespace pk::python

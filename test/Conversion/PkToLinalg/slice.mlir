@@ -1,0 +1,60 @@
+// Slices become tensor.extract_slice / tensor.insert_slice with positive
+// strides; a dimension walked backwards reads from its other end and is
+// reversed by a generic whose input map is `size - 1 - d`.
+// RUN: pk-opt %s --convert-pk-to-linalg --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @forward
+// CHECK: %[[X:.*]] = bufferization.to_tensor
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[X]][1, 0] [2, 4] [1, 2] : tensor<4x8xf32> to tensor<2x4xf32>
+// CHECK: bufferization.materialize_in_destination %[[S]]
+pk.kernel @forward(%x: !pk.ref<4x8xf32>, %o: !pk.ref<2x4xf32>) {
+  %0 = pk.load %x : !pk.ref<4x8xf32> -> tensor<4x8xf32>
+  %1 = pk.extract_slice %0 offsets [1, 0] sizes [2, 4] strides [1, 2] : tensor<4x8xf32> -> tensor<2x4xf32>
+  pk.store %1, %o : tensor<2x4xf32> -> !pk.ref<2x4xf32>
+  pk.return
+}
+
+// -----
+
+// x[3, ::-2] of a 4x8 array: row 3 is dropped, the columns 7, 5, 3, 1 are
+// read as the forward slice 1, 3, 5, 7 reversed.
+// CHECK-DAG: #[[REVERSED:.*]] = affine_map<(d0) -> (-d0 + 3)>
+// CHECK-LABEL: func.func @backward
+// CHECK: %[[S:.*]] = tensor.extract_slice %{{.*}}[3, 1] [1, 4] [1, 2] : tensor<4x8xf32> to tensor<4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[REVERSED]], #{{.*}}], iterator_types = ["parallel"]} ins(%[[S]] : tensor<4xf32>)
+pk.kernel @backward(%x: !pk.ref<4x8xf32>, %o: !pk.ref<4xf32>) {
+  %0 = pk.load %x : !pk.ref<4x8xf32> -> tensor<4x8xf32>
+  %1 = pk.extract_slice %0 offsets [3, 7] sizes [1, 4] strides [1, -2] : tensor<4x8xf32> -> tensor<4xf32>
+  pk.store %1, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+}
+
+// -----
+
+// o[1] = v[::-1] on a 3x4 ref: the value is reversed, then inserted into the
+// ref's current contents (a writable tensor: the ref is also stored).
+// CHECK-LABEL: func.func @insert
+// CHECK-SAME: (%[[V:.*]]: memref<4xi32>, %[[O:.*]]: memref<3x4xi32>)
+// CHECK: %[[OLD:.*]] = bufferization.to_tensor %[[O]] restrict writable
+// CHECK: %[[REV:.*]] = linalg.generic
+// CHECK: %[[NEW:.*]] = tensor.insert_slice %[[REV]] into %[[OLD]][1, 0] [1, 4] [1, 1] : tensor<4xi32> into tensor<3x4xi32>
+// CHECK: bufferization.materialize_in_destination %[[NEW]] in writable %[[O]]
+pk.kernel @insert(%v: !pk.ref<4xi32>, %o: !pk.ref<3x4xi32>) {
+  %0 = pk.load %v : !pk.ref<4xi32> -> tensor<4xi32>
+  %1 = pk.load %o : !pk.ref<3x4xi32> -> tensor<3x4xi32>
+  %2 = pk.insert_slice %0 into %1 offsets [1, 3] sizes [1, 4] strides [1, -1] : tensor<4xi32> -> tensor<3x4xi32>
+  pk.store %2, %o : tensor<3x4xi32> -> !pk.ref<3x4xi32>
+  pk.return
+}
+
+// -----
+
+// An empty slice may start anywhere; the tensor slice starts at 0.
+// CHECK-LABEL: func.func @empty
+// CHECK: tensor.extract_slice %{{.*}}[0] [0] [1] : tensor<4xf32> to tensor<0xf32>
+pk.kernel @empty(%x: !pk.ref<4xf32>, %o: !pk.ref<0xf32>) {
+  %0 = pk.load %x : !pk.ref<4xf32> -> tensor<4xf32>
+  %1 = pk.extract_slice %0 offsets [9] sizes [0] strides [-3] : tensor<4xf32> -> tensor<0xf32>
+  pk.store %1, %o : tensor<0xf32> -> !pk.ref<0xf32>
+  pk.return
+}
