@@ -1,7 +1,8 @@
 """picokernel: kernels over whole-array refs, compiled by MLIR.
 
 A kernel is straight-line Python over refs: every parameter is a ref,
-``ref[...]`` loads or stores the whole array, and the kernel returns nothing.
+``ref[...]`` loads or stores the whole array (``ref[1:3]``, ``ref[:, ::2]``,
+``ref[0]`` a part of it, with constant indices), and the kernel returns nothing.
 The first call for given shapes and dtypes traces the function into the
 ``pk`` MLIR dialect, fuses it into one loop nest writing straight into the
 output and compiles it for this CPU; later calls with the same shapes and

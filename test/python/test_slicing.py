@@ -169,3 +169,61 @@ def test_store_errors_name_the_slice_and_the_line():
 
     with pytest.raises(TypeError, match="same_kind"):
         picokernel.kernel(to_int)(np.zeros(2), np.zeros(4, np.int32))
+
+
+def random_part(rng, size, length):
+    """A slice of `length` elements of a dimension of `size`, as source."""
+    step = int(rng.choice([1, 1, 2, -1, -2, 3]))
+    while (length - 1) * abs(step) >= size:
+        step = 1 if step > 0 else -1
+    span = (length - 1) * abs(step)
+    if step > 0:
+        start = int(rng.integers(0, size - span))
+    else:
+        start = int(rng.integers(span, size))
+    stop = start + length * step
+    if stop < 0:
+        stop = ""
+    elif rng.random() < 0.3 and stop >= size:
+        stop = ""
+    # Negative positions count from the end: use them now and then.
+    if rng.random() < 0.3:
+        start -= size
+    return f"{start}:{stop}:{step}" if step != 1 else f"{start}:{stop}"
+
+
+def random_slicing_kernel(rng, shape):
+    """Statements `x[T] (op)= x[S] op y[U]` over random parts of one shape,
+    updating x in place (so parts read what earlier statements wrote)."""
+    lines = []
+    for _ in range(int(rng.integers(1, 5))):
+        lengths = [int(rng.integers(1, n + 1)) for n in shape]
+        keys = [", ".join(random_part(rng, n, length)
+                          for n, length in zip(shape, lengths))
+                for _ in range(3)]
+        # An integer index on the first axis of every part, now and then.
+        if lengths[0] == 1 and rng.random() < 0.5:
+            keys = [f"{int(rng.integers(0, shape[0]))}, " + key.split(", ", 1)[1]
+                    for key in keys]
+        op = ["+", "-", "*"][int(rng.integers(3))]
+        assign = ["=", "+=", "*="][int(rng.integers(3))]
+        lines.append(f"    x[{keys[0]}] {assign} x[{keys[1]}] {op} y[{keys[2]}]")
+    return "def kernel(y, x):\n" + "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_in_place_slicing_matches_numpy(seed):
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(1, 6)), int(rng.integers(1, 9)))
+    source = random_slicing_kernel(rng, shape)
+    namespace = {}
+    exec(source, namespace)
+    y = rng.integers(-5, 5, shape).astype(np.int64)
+    x = rng.integers(-5, 5, shape).astype(np.int64)
+    expected = x.copy()
+    namespace["kernel"](y, expected)
+    backends = BACKENDS if seed % 4 == 0 else ["cpu"]
+    for backend in backends:
+        out = x.copy()
+        picokernel.kernel(namespace["kernel"], backend=backend)(y, out)
+        np.testing.assert_array_equal(out, expected, err_msg=f"{backend}\n{source}")
