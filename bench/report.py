@@ -175,6 +175,14 @@ def main():
         for name in ("softplus", "gelu", "softmax"):
             rows = [r for r in results["nn"] if r["name"] == name]
             lines += [f"### {name}", ""] + table(rows, PEERS) + [""]
+    if results.get("stencil"):
+        lines += ["", "## Slices: the 3-point stencil `o[1:-1] = x[2:] - 2*x[1:-1] + x[:-2]`, "
+                  "float32", "",
+                  "Three shifted views of one array, written into a view of the output: "
+                  "picokernel reads the views in place and writes the inner part of `o` "
+                  "in one loop; NumPy makes two temporaries; jax.jit returns a new array.",
+                  ""]
+        lines += table(results["stencil"], PEERS, "bytes_per_element")
     lines += ["", "## Matmul, float32 (against BLAS, for honesty)", "",
               "picokernel lowers `@` to a plain linalg loop nest (no tiling or packing "
               "yet): BLAS is far ahead, and this table says by how much.", "",

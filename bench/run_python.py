@@ -220,6 +220,30 @@ def nn_variants(name, n_rows, dtype=np.float32):
     return variants
 
 
+def stencil_variants(n, dtype=np.float32):
+    """The 3-point Laplacian `o[1:-1] = x[2:] - 2 x[1:-1] + x[:-2]`: three
+    shifted slices of one array, written into a slice of the output."""
+    x = np.random.default_rng(5).standard_normal(n).astype(dtype)
+    o = np.zeros_like(x)
+
+    def laplacian(x_ref, o_ref):
+        o_ref[1:-1] = x_ref[2:] - 2 * x_ref[1:-1] + x_ref[:-2]
+
+    compiled = picokernel.kernel(laplacian)
+    variants = {"picokernel": lambda: compiled(x, o),
+                "numpy": lambda: laplacian(x, o)}
+    if numexpr:
+        scope = {"right": x[2:], "middle": x[1:-1], "left": x[:-2]}
+        inner = o[1:-1]
+        variants["numexpr"] = lambda: numexpr.evaluate(
+            "right - 2 * middle + left", local_dict=scope, out=inner)
+    if jax:
+        f = jax.jit(lambda v: v[2:] - 2 * v[1:-1] + v[:-2])
+        jx = jnp.asarray(x)
+        variants["jax.jit"] = lambda: f(jx).block_until_ready()
+    return variants, 2 * x.itemsize
+
+
 def matmul_variants(n):
     rng = np.random.default_rng(3)
     a, b = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(2))
@@ -305,6 +329,13 @@ def main():
             results["nn"].append({"name": name, "n": rows * 1024,
                                   "times": measure_all(nn_variants(name, rows))})
             print(name, rows, flush=True)
+    results["stencil"] = []
+    for n in sizes:
+        variants, bytes_per_element = stencil_variants(n)
+        results["stencil"].append({"n": n, "dtype": "float32",
+                                   "bytes_per_element": bytes_per_element,
+                                   "times": measure_all(variants)})
+        print("stencil", n, flush=True)
     for n in ([64, 128] if args.quick else [64, 128, 256, 512, 1024]):
         variants = matmul_variants(n)
         results["matmul"].append({"n": n, "times": measure_all(variants)})
