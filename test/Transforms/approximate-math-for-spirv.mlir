@@ -1,10 +1,13 @@
 // RUN: pk-opt %s --pk-approximate-math-for-spirv | FileCheck %s
 
-// float32 erf becomes arithmetic that convert-math-to-spirv can lower.
+// float32 erf becomes arithmetic that convert-math-to-spirv can lower, with
+// the argument's sign (erf(-0.0) is -0.0).
 // CHECK-LABEL: func.func @erf_f32
+// CHECK-SAME: (%[[X:.*]]: f32)
 // CHECK-NOT: math.erf
 // CHECK: math.fma
-// CHECK: return
+// CHECK: %[[SIGNED:.*]] = math.copysign %{{.*}}, %[[X]] : f32
+// CHECK: return %[[SIGNED]]
 func.func @erf_f32(%x: f32) -> f32 {
   %0 = math.erf %x : f32
   return %0 : f32

@@ -148,10 +148,12 @@ def test_erf_on_vulkan_is_a_polynomial_within_float32_error():
         o_ref[...] = picokernel.erf(x_ref[...])
 
     cpu, vulkan = both(erf)
-    x = np.concatenate([np.linspace(-6, 6, 4001), [np.inf, -np.inf, np.nan]]).astype(np.float32)
+    x = np.concatenate([np.linspace(-6, 6, 4001),
+                        [np.inf, -np.inf, np.nan, -0.0, 0.0]]).astype(np.float32)
     o = run(vulkan, x, np.empty_like(x))
     want = np.array([math.erf(v) for v in x.astype(np.float64)])
     np.testing.assert_allclose(o, want, rtol=0, atol=5e-7)
+    assert np.signbit(o[-2]) and not np.signbit(o[-1])  # erf(-0.0) is -0.0
     np.testing.assert_allclose(o, run(cpu, x, np.empty_like(x)), rtol=0, atol=5e-7)
     with pytest.raises(RuntimeError, match="math.erf"):
         run(vulkan, x.astype(np.float64), np.empty(x.shape))

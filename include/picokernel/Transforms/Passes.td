@@ -110,8 +110,9 @@ def PkApproximateMathForSpirv : Pass<"pk-approximate-math-for-spirv"> {
     GLSL.std.450 has no error function, so `convert-math-to-spirv` cannot
     lower `math.erf`. This pass rewrites `math.erf` on 16- and 32-bit floats
     into MLIR's polynomial approximation
-    (`populatePolynomialApproximateErfPattern`, about 2e-7 absolute error).
-    float64 is left for `convert-math-to-spirv` to reject: GLSL has no
+    (`populatePolynomialApproximateErfPattern`, about 2e-7 absolute error),
+    with the sign of the argument copied onto the result (so that
+    erf(-0.0) is -0.0, as in NumPy). float64 is left for `convert-math-to-spirv` to reject: GLSL has no
     float64 transcendental functions.
 
     ```mlir
