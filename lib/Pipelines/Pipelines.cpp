@@ -96,7 +96,9 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   prepare.vulkanVersion = options.vulkanVersion;
   pm.addPass(createPkPrepareSpirvKernels(prepare));
   // Math ops inside the kernels become GLSL extended instructions first;
-  // those GLSL lacks (erf) become polynomials.
+  // those GLSL lacks (erf) become polynomials, and fmod (OpFRem is
+  // inexact) an exact integer computation.
+  pm.addNestedPass<gpu::GPUModuleOp>(createPkExactRemFForSpirv());
   pm.addNestedPass<gpu::GPUModuleOp>(createPkApproximateMathForSpirv());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertMathToSPIRVPass());
   pm.addPass(createConvertGPUToSPIRVPass());

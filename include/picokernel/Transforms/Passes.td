@@ -104,6 +104,30 @@ def PkAddUnitParallelLoop : Pass<"pk-add-unit-parallel-loop",
                            "::mlir::memref::MemRefDialect"];
 }
 
+def PkExactRemFForSpirv : Pass<"pk-exact-remf-for-spirv"> {
+  let summary = "Replace arith.remf by an exact remainder on the bits";
+  let description = [{
+    SPIR-V's OpFRem computes `x - y * trunc(x / y)` on real devices (and on
+    lavapipe), which is wrong as soon as the quotient is not exact: most
+    float32 remainders of operands a few orders of magnitude apart differ
+    from C's fmod, which NumPy's `%` and `//` build on. This pass rewrites
+    every `arith.remf` into the exact remainder, computed like a long
+    division on the operands' significands in 64-bit integers (a chunk of
+    39 quotient bits per loop iteration for float32, 10 for float64):
+    `(m_x * 2^(e_x - e_y)) mod m_y`, scaled back by `2^e_y`, with the sign
+    of `x`. Special cases follow fmod: NaN when `y` is 0 or either operand
+    is NaN or `x` is infinite, `x` when `|x| < |y|`. float16 and bfloat16
+    compute in float32 (exact: the remainder is representable).
+
+    ```mlir
+    %0 = arith.remf %x, %y : f32   // becomes integer ops and an scf.for
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def PkApproximateMathForSpirv : Pass<"pk-approximate-math-for-spirv"> {
   let summary = "Replace math ops that SPIR-V lacks by polynomial approximations";
   let description = [{

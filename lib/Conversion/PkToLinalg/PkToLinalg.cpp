@@ -420,11 +420,17 @@ FloorDivision buildIntegerFloorDivision(OpBuilder &b, Location loc, Value lhs,
 template <Value FloorDivision::*part>
 Value floorDivisionBody(OpBuilder &b, Location loc, ValueRange args,
                         Type element) {
-  FloorDivision division =
-      isa<FloatType>(element)
-          ? buildFloatFloorDivision(b, loc, args[0], args[1])
-          : buildIntegerFloorDivision(b, loc, args[0], args[1]);
-  return division.*part;
+  if (!isa<FloatType>(element))
+    return buildIntegerFloorDivision(b, loc, args[0], args[1]).*part;
+  if (element.getIntOrFloatBitWidth() >= 32)
+    return buildFloatFloorDivision(b, loc, args[0], args[1]).*part;
+  // NumPy divides float16 in float32 and rounds the result once.
+  Type f32 = b.getF32Type();
+  Value result = buildFloatFloorDivision(
+                     b, loc, arith::ExtFOp::create(b, loc, f32, args[0]),
+                     arith::ExtFOp::create(b, loc, f32, args[1]))
+                     .*part;
+  return arith::TruncFOp::create(b, loc, element, result);
 }
 
 enum class Reduction { Sum, Max, Min };
