@@ -170,9 +170,11 @@ def main():
     if results.get("nn"):
         lines += ["", "## Math-heavy kernels, float32 rows of 1024", "",
                   "softplus and gelu (tanh form) elementwise, softmax over the last axis "
-                  "(a reduction, a broadcast back, another reduction). NumPy runs the same "
-                  "Python kernel body on arrays; numexpr cannot express softmax.", ""]
-        for name in ("softplus", "gelu", "softmax"):
+                  "(a reduction, a broadcast back, another reduction), layernorm (two "
+                  "reductions, then scale and shift by 1024-element rows). NumPy runs the "
+                  "same Python kernel body on arrays; numexpr cannot express the reductions.",
+                  ""]
+        for name in ("softplus", "gelu", "softmax", "layernorm"):
             rows = [r for r in results["nn"] if r["name"] == name]
             lines += [f"### {name}", ""] + table(rows, PEERS) + [""]
     if results.get("stencil"):

@@ -175,10 +175,12 @@ def chain_variants(n, dtype, ops):
 
 
 def nn_variants(name, n_rows, dtype=np.float32):
-    """softplus, gelu (tanh form) and softmax over rows of 1024 float32."""
+    """softplus, gelu (tanh form), softmax and layernorm over rows of 1024
+    float32."""
     rng = np.random.default_rng(4)
     x = rng.standard_normal((n_rows, 1024)).astype(dtype)
     o = np.empty_like(x)
+    inputs = (x,)
     if name == "softplus":
         def kernel(x_ref, o_ref):
             v = x_ref[...]
@@ -195,7 +197,7 @@ def nn_variants(name, n_rows, dtype=np.float32):
 
         def jax_fn(v):
             return 0.5 * v * (1.0 + jnp.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))
-    else:
+    elif name == "softmax":
         def kernel(x_ref, o_ref):
             v = x_ref[...]
             e = np.exp(v - v.max(axis=-1, keepdims=True))
@@ -205,18 +207,33 @@ def nn_variants(name, n_rows, dtype=np.float32):
         def jax_fn(v):
             e = jnp.exp(v - v.max(axis=-1, keepdims=True))
             return e / e.sum(axis=-1, keepdims=True)
+    else:
+        inputs = (x, rng.standard_normal(1024).astype(dtype),
+                  rng.standard_normal(1024).astype(dtype))
+
+        def kernel(x_ref, g_ref, b_ref, o_ref):
+            v = x_ref[...]
+            mean = v.mean(axis=-1, keepdims=True)
+            variance = ((v - mean) ** 2.0).mean(axis=-1, keepdims=True)
+            o_ref[...] = (v - mean) / np.sqrt(variance + 1e-5) * g_ref[...] + b_ref[...]
+        expression = None
+
+        def jax_fn(v, g, b):
+            mean = v.mean(axis=-1, keepdims=True)
+            variance = ((v - mean) ** 2.0).mean(axis=-1, keepdims=True)
+            return (v - mean) / jnp.sqrt(variance + 1e-5) * g + b
 
     compiled = picokernel.kernel(kernel)
     # NumPy arrays are refs already: `ref[...]` reads and assigns the whole array.
-    variants = {"picokernel": lambda: compiled(x, o),
-                "numpy": lambda: kernel(x, o)}
+    variants = {"picokernel": lambda: compiled(*inputs, o),
+                "numpy": lambda: kernel(*inputs, o)}
     if numexpr and expression:
         scope = {"x": x}
         variants["numexpr"] = lambda: numexpr.evaluate(expression, local_dict=scope, out=o)
     if jax:
         f = jax.jit(jax_fn)
-        jx = jnp.asarray(x)
-        variants["jax.jit"] = lambda: f(jx).block_until_ready()
+        jax_inputs = [jnp.asarray(a) for a in inputs]
+        variants["jax.jit"] = lambda: f(*jax_inputs).block_until_ready()
     return variants
 
 
@@ -324,7 +341,7 @@ def main():
                                  "times": measure_all(variants)})
         print("chain", ops, flush=True)
     results["nn"] = []
-    for name in ("softplus", "gelu", "softmax"):
+    for name in ("softplus", "gelu", "softmax", "layernorm"):
         for rows in ([16] if args.quick else [16, 1024, 8192]):
             results["nn"].append({"name": name, "n": rows * 1024,
                                   "times": measure_all(nn_variants(name, rows))})

@@ -465,14 +465,22 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
     bool isFloat = isa<FloatType>(element), isBool = element.isInteger(1);
     switch (kind) {
     case Reduction::Sum:
-      return isFloat ? Value(arith::AddFOp::create(b, loc, acc, x))
+      // Reassociation lets LLVM keep several partial sums in vector lanes
+      // (a chain of dependent adds runs at one add per latency): the sum is
+      // then blocked, closer to NumPy's pairwise sum than a serial one.
+      return isFloat ? Value(arith::AddFOp::create(
+                           b, loc, acc, x, arith::FastMathFlags::reassoc))
                      : Value(arith::AddIOp::create(b, loc, acc, x));
     case Reduction::Max:
-      return isFloat  ? Value(arith::MaximumFOp::create(b, loc, acc, x))
+      // NaN-propagating maximum and minimum are associative: the flag only
+      // lets LLVM vectorize.
+      return isFloat  ? Value(arith::MaximumFOp::create(
+                           b, loc, acc, x, arith::FastMathFlags::reassoc))
              : isBool ? Value(arith::MaxUIOp::create(b, loc, acc, x))
                       : Value(arith::MaxSIOp::create(b, loc, acc, x));
     case Reduction::Min:
-      return isFloat  ? Value(arith::MinimumFOp::create(b, loc, acc, x))
+      return isFloat  ? Value(arith::MinimumFOp::create(
+                           b, loc, acc, x, arith::FastMathFlags::reassoc))
              : isBool ? Value(arith::MinUIOp::create(b, loc, acc, x))
                       : Value(arith::MinSIOp::create(b, loc, acc, x));
     }
