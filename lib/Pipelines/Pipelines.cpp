@@ -53,9 +53,14 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   loops.parallelThreshold = options.parallelThreshold;
   pm.addNestedPass<func::FuncOp>(createPkLowerLinalgToLoops(loops));
   pm.addPass(createConvertSCFToOpenMPPass());
+  // The OpenMP loop bodies sit in memref.alloca_scope ops; the canonicalizer
+  // inlines those without allocas. Left in place they become stacksave /
+  // stackrestore around each iteration, which keeps LLVM from vectorizing
+  // loops that call a function (libm's erf).
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createLowerAffinePass());
-  // Memrefs first: the OpenMP loop bodies sit in memref.alloca_scope ops,
-  // which must be lowered while they still hold a single block.
+  // Memrefs first: the remaining alloca scopes must be lowered while they
+  // still hold a single block.
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -46,6 +46,36 @@ std::string errorText(llvm::Error error) {
 /// Whether glibc's vector math library is loaded into this process.
 bool libmvecLoaded = false;
 
+/// Vector variants that glibc's libmvec has had since 2.35 but LLVM's
+/// LIBMVEC table does not list (tanh and erf: gelu's cost), for those this
+/// process's libmvec exports: SSE (b) and AVX2 (d) widths, as LLVM's table.
+llvm::ArrayRef<llvm::VecDesc> libmvecFunctionsLLVMLacks() {
+  static const std::vector<llvm::VecDesc> functions = [] {
+    struct Variant {
+      const char *scalar, *vector, *abi;
+      unsigned lanes;
+    };
+    static const Variant variants[] = {
+        {"llvm.tanh.f32", "_ZGVbN4v_tanhf", "_ZGV_LLVM_N4v", 4},
+        {"llvm.tanh.f32", "_ZGVdN8v_tanhf", "_ZGV_LLVM_N8v", 8},
+        {"llvm.tanh.f64", "_ZGVbN2v_tanh", "_ZGV_LLVM_N2v", 2},
+        {"llvm.tanh.f64", "_ZGVdN4v_tanh", "_ZGV_LLVM_N4v", 4},
+        {"erff", "_ZGVbN4v_erff", "_ZGV_LLVM_N4v", 4},
+        {"erff", "_ZGVdN8v_erff", "_ZGV_LLVM_N8v", 8},
+        {"erf", "_ZGVbN2v_erf", "_ZGV_LLVM_N2v", 2},
+        {"erf", "_ZGVdN4v_erf", "_ZGV_LLVM_N4v", 4},
+    };
+    std::vector<llvm::VecDesc> available;
+    for (const Variant &v : variants)
+      if (llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(v.vector))
+        available.emplace_back(v.scalar, v.vector,
+                               llvm::ElementCount::getFixed(v.lanes),
+                               /*Masked=*/false, v.abi, std::nullopt);
+    return available;
+  }();
+  return functions;
+}
+
 /// LLVM's default O`level` pipeline for `machine`, but without loop
 /// unrolling: static trip counts would otherwise be unrolled fully (a
 /// 1000-element kernel becomes pages of code and compiles 5x slower), while
@@ -65,9 +95,11 @@ llvm::Error optimize(llvm::Module &module, llvm::TargetMachine *machine,
   // process before code runs), so math-heavy loops vectorize too.
   llvm::Triple triple = machine->getTargetTriple();
   llvm::TargetLibraryInfoImpl library(triple);
-  if (libmvecLoaded && triple.isX86() && triple.isOSLinux())
+  if (libmvecLoaded && triple.isX86() && triple.isOSLinux()) {
     library.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
                                                triple);
+    library.addVectorizableFunctions(libmvecFunctionsLLVMLacks());
+  }
   functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgsccs);

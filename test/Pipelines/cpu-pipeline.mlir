@@ -15,10 +15,15 @@ pk.kernel @small(%a: !pk.ref<1024xf32>, %o: !pk.ref<1024xf32>) {
   pk.return
 }
 
+// The parallel loop body holds no stacksave/stackrestore (an empty
+// alloca scope, inlined), which would keep LLVM from vectorizing calls.
 // CHECK-LABEL: llvm.func @large
 // CHECK: omp.parallel
 // CHECK: omp.wsloop
+// CHECK-NOT: llvm.intr.stacksave
 // CHECK: llvm.fmul
+// CHECK-NOT: llvm.intr.stackrestore
+// CHECK: omp.yield
 // CHECK-LABEL: llvm.func @_mlir_ciface_large
 // SERIAL-LABEL: llvm.func @large
 // SERIAL-NOT: omp.

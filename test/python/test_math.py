@@ -140,10 +140,32 @@ def test_float_powers_take_numpys_fast_paths_bit_for_bit(dtype):
     o_fast, o_pow = np.empty_like(x), np.empty_like(x)
     k(x, o_fast, o_pow)
     np.testing.assert_array_equal(o_fast, fast)
-    # pow itself is the vector math library's (within an ulp or two).
+    # pow itself is the vector math library's (within an ulp or two), and
+    # ** 3 multiplies (like jax.numpy and numexpr), within 2 ulp of pow.
     np.testing.assert_allclose(o_pow, powers, rtol=4 * np.finfo(dtype).eps)
-    # Only ** 3 and ** 1.5 call pow; NumPy calls it for the same two.
-    assert k.lower(x, o_fast, o_pow, stage="pk").count("pk.pow") == 2
+    # Only ** 1.5 calls pow.
+    assert k.lower(x, o_fast, o_pow, stage="pk").count("pk.pow") == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cubes_and_fourth_powers_multiply_within_two_ulp_of_pow(dtype):
+    @picokernel.kernel
+    def k(x_ref, o3_ref, o4_ref):
+        o3_ref[...] = x_ref[...] ** 3
+        o4_ref[...] = x_ref[...] ** 4.0
+
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.standard_normal(10000) * 10.0 ** rng.uniform(-10, 10, 10000),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan]]).astype(dtype)
+    o3, o4 = np.empty_like(x), np.empty_like(x)
+    k(x, o3, o4)
+    with np.errstate(all="ignore"):
+        for got, want in ((o3, x ** 3), (o4, x ** 4)):
+            finite = np.isfinite(want)  # subnormals too: ulps of their spacing
+            ulps = np.abs(got[finite] - want[finite]) / np.spacing(np.abs(want[finite]))
+            assert ulps.max() <= 2
+            np.testing.assert_array_equal(got[~finite], want[~finite])
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
 
@@ -174,8 +196,9 @@ def test_log1p_and_expm1_keep_small_arguments(dtype):
     assert np.signbit(l[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()
 
 
-@pytest.mark.parametrize("dtype, atol", [(np.float32, 1e-7), (np.float64, 1e-16)])
+@pytest.mark.parametrize("dtype, atol", [(np.float32, 1e-7), (np.float64, 4.5e-16)])
 def test_erf_matches_the_math_module(dtype, atol):
+    """Within about two ulps of 1 (glibc's vector erf, or its scalar one)."""
     import math
 
     @picokernel.kernel
@@ -194,4 +217,7 @@ def test_erf_matches_the_math_module(dtype, atol):
     finite = np.isfinite(x)
     xf = x[finite].astype(np.float64)
     want_g = 0.5 * xf * (1.0 + np.array([math.erf(v * 0.7071067811865476) for v in xf]))
-    np.testing.assert_allclose(g[finite], want_g, rtol=4 * np.finfo(dtype).eps, atol=atol)
+    # 1 + erf cancels for negative x: an ulp of erf near -1, times |x / 2|
+    # up to 3, is absolute error that no erf can avoid.
+    np.testing.assert_allclose(g[finite], want_g, rtol=4 * np.finfo(dtype).eps,
+                               atol=atol + 3 * np.finfo(dtype).eps)
