@@ -1,11 +1,13 @@
 //===- Kernel.cpp - kernels compiled on first use, cached by guard --------===//
 
 #include "picokernel/Runtime/Kernel.h"
+#include "picokernel/Dialect/Pk/IR/PkDialect.h"
 #include "picokernel/Dialect/Pk/IR/PkTypes.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -23,6 +25,31 @@ namespace detail {
 
 namespace {
 constexpr size_t kMaxRank = 32;
+
+/// The MLIR contexts compiles trace into. A context keeps every type and
+/// attribute it ever uniqued (each new shape adds a few), so compiles move
+/// to a fresh context every kCompilesPerContext; the old one goes when its
+/// last compile in flight ends. Compiled kernels keep nothing of MLIR.
+class CompileContexts {
+public:
+  static std::shared_ptr<mlir::MLIRContext> acquire() {
+    static CompileContexts instance;
+    std::lock_guard<std::mutex> lock(instance.mutex);
+    if (!instance.current || instance.uses == kCompilesPerContext) {
+      instance.current = std::make_shared<mlir::MLIRContext>();
+      instance.current->loadDialect<mlir::pk::PkDialect>();
+      instance.uses = 0;
+    }
+    ++instance.uses;
+    return instance.current;
+  }
+
+private:
+  static constexpr unsigned kCompilesPerContext = 64;
+  std::mutex mutex;
+  std::shared_ptr<mlir::MLIRContext> current;
+  unsigned uses = 0;
+};
 
 using Key = std::vector<int64_t>;
 using KeyView = std::span<const int64_t>;
@@ -132,13 +159,26 @@ public:
                             " dimensions; at most " +
                             std::to_string(kMaxRank) + " are supported");
       int64_t elements = 1;
+      bool overflows = false;
       for (int64_t dim : array.shape) {
         if (dim < 0)
           throw ArgumentError("argument '" + paramName(i) + "' has shape " +
                               formatShape(array.shape) +
                               " with a negative dimension");
-        elements = dim == 0 || elements == 0 ? 0 : elements * dim;
+        overflows |= llvm::MulOverflow(elements, dim, elements);
       }
+      // Bytes must fit in a pointer difference, as for any C array (a
+      // zero dimension empties the array whatever the others are).
+      bool empty = llvm::is_contained(array.shape, 0);
+      if (empty)
+        elements = 0;
+      int64_t bytes = 0;
+      if (!empty &&
+          (overflows ||
+           llvm::MulOverflow(elements, int64_t(itemSize(array.dtype)), bytes)))
+        throw ArgumentError("argument '" + paramName(i) + "' has shape " +
+                            formatShape(array.shape) +
+                            ", whose size in bytes does not fit in 64 bits");
       if (!array.strides.empty()) {
         if (array.strides.size() != array.shape.size())
           throw ArgumentError("argument '" + paramName(i) + "' has " +
@@ -206,9 +246,10 @@ public:
     return signature;
   }
 
-  mlir::OwningOpRef<mlir::ModuleOp> traceFor(const Signature &signature) const {
-    Tracer tracer(defaultContext(), name, signature,
-                  SourceLoc{name, 0, 0});
+  mlir::OwningOpRef<mlir::ModuleOp>
+  traceFor(const Signature &signature,
+           mlir::MLIRContext &context = defaultContext()) const {
+    Tracer tracer(context, name, signature, SourceLoc{name, 0, 0});
     try {
       body(tracer.refs());
     } catch (...) {
@@ -330,7 +371,8 @@ public:
         llvm::errs() << "picokernel: compiling kernel '" << name << "' for ("
                      << text << "): " << reason << "\n";
       }
-      mlir::OwningOpRef<mlir::ModuleOp> module = traceFor(sig);
+      std::shared_ptr<mlir::MLIRContext> context = CompileContexts::acquire();
+      mlir::OwningOpRef<mlir::ModuleOp> module = traceFor(sig, *context);
       double traced =
           std::chrono::duration<double>(Clock::now() - start).count();
       std::shared_ptr<const Executable> compiled =

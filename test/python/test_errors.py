@@ -88,6 +88,17 @@ def test_read_only_output():
     assert (out == 2).all()
 
 
+def test_huge_broadcast_views():
+    """A broadcast view whose contiguous copy cannot exist: NumPy's own
+    MemoryError, not a crash; zero-size arrays with huge dimensions run."""
+    huge = np.lib.stride_tricks.as_strided(np.zeros(1, np.float32),
+                                           shape=(2**30, 2**30), strides=(0, 0))
+    with pytest.raises(MemoryError):
+        add(huge, huge, np.zeros((1, 1), np.float32))
+    empty = np.zeros((2**20, 0, 2**20), np.float32)
+    add(empty, empty, empty.copy())
+
+
 def test_no_store():
     @picokernel.kernel
     def lazy(x_ref, o_ref):

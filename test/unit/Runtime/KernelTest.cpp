@@ -6,10 +6,13 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <numeric>
 #include <random>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -397,6 +400,105 @@ TEST(Kernel, ConcurrentCallsCompileEachKeyOnce) {
   EXPECT_EQ(stats.hits + stats.misses, uint64_t(kThreads * kCalls));
 }
 
+TEST(Kernel, ConcurrentCallsOfSeveralKernelsAndShapes) {
+  using pk::none;
+  using pk::slice;
+  // Three kernels of different kinds, shared by 8 threads that call them on
+  // mixed shapes: every result right, every (kernel, shape) compiled once.
+  pk::Kernel fma = fmaKernel();
+  pk::Kernel rowSums(
+      "row_sums", [](Ref x, Ref o) { o[all] = pk::sum(x[all] * 2.0, {-1}); });
+  pk::Kernel stencil("stencil", [](Ref x, Ref o) {
+    o[slice(1, -1)] = x[slice(2, none)] - x[slice(none, -2)];
+  });
+  constexpr int kThreads = 8, kCalls = 30;
+  const std::vector<int64_t> sizes = {3, 40, 1000, 40000};
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int call = 0; call < kCalls; ++call) {
+        int64_t n = sizes[(t * 7 + call) % sizes.size()];
+        switch ((t + call) % 3) {
+        case 0: {
+          auto a = random<float>({n}, t), b = random<float>({n}, call),
+               c = random<float>({n}, t + call);
+          Array<float> o({n});
+          fma({a.view(), b.view(), c.view(), o.view()});
+          for (int64_t i = 0; i < n; ++i)
+            wrong += o.data[i] != a.data[i] * b.data[i] + c.data[i];
+          break;
+        }
+        case 1: {
+          auto x = random<double>({4, n}, t);
+          Array<double> o({4});
+          rowSums({x.view(), o.view()});
+          for (int64_t r = 0; r < 4; ++r) {
+            double sum = 0; // quarters of small integers: exact sums
+            for (int64_t i = 0; i < n; ++i)
+              sum += x.data[r * n + i] * 2.0;
+            wrong += o.data[r] != sum;
+          }
+          break;
+        }
+        default: {
+          Array<int32_t> x({n}), o({n}, -1);
+          std::iota(x.data.begin(), x.data.end(), t);
+          stencil({x.view(), o.view()});
+          for (int64_t i = 0; i < n; ++i)
+            wrong += o.data[i] != (i == 0 || i == n - 1 ? -1 : 2);
+        }
+        }
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  for (const pk::Kernel *kernel : {&fma, &rowSums, &stencil}) {
+    pk::CacheStats stats = kernel->stats();
+    EXPECT_LE(stats.misses, sizes.size()) << kernel->name();
+    EXPECT_EQ(stats.misses, stats.entries) << kernel->name();
+  }
+  EXPECT_EQ(fma.stats().hits + fma.stats().misses + rowSums.stats().hits +
+                rowSums.stats().misses + stencil.stats().hits +
+                stencil.stats().misses,
+            uint64_t(kThreads * kCalls));
+}
+
+/// Resident memory of this process, in MiB.
+double residentMiB() {
+  std::ifstream statm("/proc/self/statm");
+  long total = 0, resident = 0;
+  statm >> total >> resident;
+  return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+TEST(Kernel, CompileEvictCyclesKeepMemoryBounded) {
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "ASan's quarantine keeps freed memory resident; "
+                  "LeakSanitizer checks this build for leaks instead";
+#endif
+#endif
+  pk::KernelOptions options;
+  options.maxCacheEntries = 2;
+  pk::Kernel fma = fmaKernel(options);
+  auto cycle = [&](int64_t n) {
+    Array<float> a({n}, 1), b({n}, 2), c({n}, 3), o({n});
+    fma({a.view(), b.view(), c.view(), o.view()});
+    ASSERT_EQ(o.data[0], 5.0f);
+  };
+  for (int64_t n = 1; n <= 40; ++n) // warm up allocators and caches
+    cycle(n);
+  double before = residentMiB();
+  for (int64_t n = 41; n <= 240; ++n)
+    cycle(n);
+  double growth = residentMiB() - before;
+  EXPECT_EQ(fma.stats().evictions, 238u);
+  // A leaked JIT'd kernel costs well over 100 KiB: 200 of them would show.
+  EXPECT_LT(growth, 16.0) << "RSS grew " << growth << " MiB over 200 cycles";
+}
+
 TEST(Kernel, CacheIsBoundedLeastRecentlyUsedFirst) {
   pk::KernelOptions options;
   options.maxCacheEntries = 2;
@@ -508,6 +610,34 @@ TEST(KernelErrors, NullDataAndNegativeShapes) {
   EXPECT_EQ(errorOf<pk::ArgumentError>(
                 [&] { fma({a.view(), bad, a.view(), a.view()}); }),
             "argument 'b' has shape (-1,) with a negative dimension");
+}
+
+TEST(KernelErrors, ShapesWhoseSizeOverflows) {
+  pk::Kernel fma = fmaKernel();
+  Array<float> a({4});
+  // 2^32 * 2^32 elements wrap to exactly 0 in 64 bits: still not empty.
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{int64_t(1) << 32, int64_t(1) << 32},
+        std::vector<int64_t>{int64_t(1) << 62},
+        std::vector<int64_t>{3, INT64_MAX}}) {
+    ArrayView huge{a.data.data(), pk::f32, shape};
+    std::string message = errorOf<pk::ArgumentError>([&] {
+      fma({huge, huge, huge, huge});
+    });
+    EXPECT_NE(message.find("whose size in bytes does not fit in 64 bits"),
+              std::string::npos)
+        << message;
+  }
+  std::vector<int64_t> tooManyDims(33, 1);
+  ArrayView deep{a.data.data(), pk::f32, tooManyDims};
+  EXPECT_EQ(errorOf<pk::ArgumentError>([&] {
+              fma({deep, a.view(), a.view(), a.view()});
+            }),
+            "argument 'a' has 33 dimensions; at most 32 are supported");
+  // A zero dimension empties the array, whatever the others are.
+  std::vector<int64_t> empty = {int64_t(1) << 20, 0, int64_t(1) << 40};
+  ArrayView none{nullptr, pk::f32, empty};
+  fma({none, none, none, none});
 }
 
 } // namespace

@@ -1,0 +1,69 @@
+"""8 Python threads call several kernels on mixed shapes at once: every
+result equals NumPy's and every (kernel, shape) compiles once. Compiled
+calls release the GIL, so the threads really run the kernels concurrently."""
+
+import threading
+
+import numpy as np
+
+import picokernel
+
+
+def fma(a_ref, b_ref, c_ref, o_ref):
+    o_ref[...] = a_ref[...] * b_ref[...] + c_ref[...]
+
+
+def softmax(x_ref, o_ref):
+    x = x_ref[...]
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    o_ref[...] = e / e.sum(axis=-1, keepdims=True)
+
+
+def stencil(x_ref, o_ref):
+    o_ref[1:-1] = x_ref[2:] - x_ref[:-2]
+
+
+def test_threads_share_kernels_and_compile_each_shape_once():
+    kernels = [picokernel.kernel(f) for f in (fma, softmax, stencil)]
+    sizes = [3, 40, 1000, 40000]
+    failures = []
+
+    def work(thread):
+        rng = np.random.default_rng(thread)
+        for call in range(24):
+            n = sizes[(thread * 7 + call) % len(sizes)]
+            which = (thread + call) % 3
+            try:
+                if which == 0:
+                    a, b, c = (rng.integers(-9, 9, n).astype(np.float32) for _ in range(3))
+                    o = np.empty_like(a)
+                    kernels[0](a, b, c, o)
+                    np.testing.assert_array_equal(o, a * b + c)
+                elif which == 1:
+                    x = rng.standard_normal((3, n))
+                    o = np.empty_like(x)
+                    kernels[1](x, o)
+                    e = np.exp(x - x.max(axis=-1, keepdims=True))
+                    np.testing.assert_allclose(o, e / e.sum(axis=-1, keepdims=True),
+                                               rtol=1e-12)
+                else:
+                    x = np.arange(n, dtype=np.int32) * (thread + 1)
+                    o = np.full(n, -1, np.int32)
+                    kernels[2](x, o)
+                    want = np.full(n, -1, np.int32)
+                    want[1:-1] = x[2:] - x[:-2]
+                    np.testing.assert_array_equal(o, want)
+            except Exception as error:  # reported by the main thread
+                failures.append(error)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures[0]
+    for kernel in kernels:
+        info = kernel.cache_info()
+        assert info.misses <= len(sizes)
+        assert info.misses == info.entries
+    assert sum(k.cache_info().hits + k.cache_info().misses for k in kernels) == 8 * 24
