@@ -6,6 +6,7 @@
 
 #include "picokernel/Target/LLVMIR.h"
 #include "picokernel/Target/Listing.h"
+#include "picokernel/Target/Object.h"
 #include "picokernel/Target/SPIRV.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   mlir::registerAllTranslations();
   mlir::pk::registerToListingTranslation();
   mlir::pk::registerToLLVMIRTranslation();
+  mlir::pk::registerToObjectTranslations();
   mlir::pk::registerToSpirvTranslations();
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "picokernel translation driver\n"));

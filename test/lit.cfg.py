@@ -24,7 +24,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.pk_tools_dir, append_path=True)
 
 tool_dirs = [config.pk_tools_dir, config.llvm_tools_dir]
-tools = ["pk-opt", "pk-translate"]
+tools = ["pk-opt", "pk-translate", "llvm-nm"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Execution tests: kernels compiled by pk-translate into a shared library,

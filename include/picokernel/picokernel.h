@@ -3,7 +3,8 @@
 // picokernel's C++ API: kernels written over pk::Ref proxies, traced into
 // the pk MLIR dialect (Frontend/Trace.h) with NumPy's dtypes and rules
 // (Frontend/DType.h), compiled for the CPU and cached by shapes and dtypes
-// (Runtime/Kernel.h, Runtime/Jit.h).
+// (Runtime/Kernel.h, Runtime/Jit.h), or ahead of time into an object file
+// and a C header (Target/Object.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,5 +15,6 @@
 #include "picokernel/Frontend/Trace.h"
 #include "picokernel/Runtime/Jit.h"
 #include "picokernel/Runtime/Kernel.h"
+#include "picokernel/Target/Object.h"
 
 #endif // PICOKERNEL_PICOKERNEL_H

@@ -5,6 +5,7 @@
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Pipelines/Pipelines.h"
 #include "picokernel/Support/Diagnostics.h"
+#include "picokernel/Target/LLVMIR.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -17,11 +18,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
-#include "llvm/Passes/OptimizationLevel.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -45,78 +43,6 @@ std::string errorText(llvm::Error error) {
 
 /// Whether glibc's vector math library is loaded into this process.
 bool libmvecLoaded = false;
-
-/// Vector variants that glibc's libmvec has had since 2.35 but LLVM's
-/// LIBMVEC table does not list (tanh and erf: gelu's cost), for those this
-/// process's libmvec exports: SSE (b) and AVX2 (d) widths, as LLVM's table.
-llvm::ArrayRef<llvm::VecDesc> libmvecFunctionsLLVMLacks() {
-  static const std::vector<llvm::VecDesc> functions = [] {
-    struct Variant {
-      const char *scalar, *vector, *abi;
-      unsigned lanes;
-    };
-    static const Variant variants[] = {
-        {"llvm.tanh.f32", "_ZGVbN4v_tanhf", "_ZGV_LLVM_N4v", 4},
-        {"llvm.tanh.f32", "_ZGVdN8v_tanhf", "_ZGV_LLVM_N8v", 8},
-        {"llvm.tanh.f64", "_ZGVbN2v_tanh", "_ZGV_LLVM_N2v", 2},
-        {"llvm.tanh.f64", "_ZGVdN4v_tanh", "_ZGV_LLVM_N4v", 4},
-        {"erff", "_ZGVbN4v_erff", "_ZGV_LLVM_N4v", 4},
-        {"erff", "_ZGVdN8v_erff", "_ZGV_LLVM_N8v", 8},
-        {"erf", "_ZGVbN2v_erf", "_ZGV_LLVM_N2v", 2},
-        {"erf", "_ZGVdN4v_erf", "_ZGV_LLVM_N4v", 4},
-    };
-    std::vector<llvm::VecDesc> available;
-    for (const Variant &v : variants)
-      if (llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(v.vector))
-        available.emplace_back(v.scalar, v.vector,
-                               llvm::ElementCount::getFixed(v.lanes),
-                               /*Masked=*/false, v.abi, std::nullopt);
-    return available;
-  }();
-  return functions;
-}
-
-/// LLVM's default O`level` pipeline for `machine`, but without loop
-/// unrolling: static trip counts would otherwise be unrolled fully (a
-/// 1000-element kernel becomes pages of code and compiles 5x slower), while
-/// vectorization and interleaving already give the loops their speed.
-llvm::Error optimize(llvm::Module &module, llvm::TargetMachine *machine,
-                     unsigned level) {
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager cgsccs;
-  llvm::ModuleAnalysisManager modules;
-  llvm::PipelineTuningOptions tuning;
-  tuning.LoopUnrolling = false;
-  tuning.LoopVectorization = level > 1;
-  tuning.SLPVectorization = level > 1;
-  llvm::PassBuilder builder(machine, tuning);
-  // Vectorized exp/log/sin/... from glibc's libmvec (loaded into the
-  // process before code runs), so math-heavy loops vectorize too.
-  llvm::Triple triple = machine->getTargetTriple();
-  llvm::TargetLibraryInfoImpl library(triple);
-  if (libmvecLoaded && triple.isX86() && triple.isOSLinux()) {
-    library.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
-                                               triple);
-    library.addVectorizableFunctions(libmvecFunctionsLLVMLacks());
-  }
-  functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(cgsccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, cgsccs, modules);
-  llvm::OptimizationLevel optimization =
-      level >= 3   ? llvm::OptimizationLevel::O3
-      : level == 2 ? llvm::OptimizationLevel::O2
-      : level == 1 ? llvm::OptimizationLevel::O1
-                   : llvm::OptimizationLevel::O0;
-  llvm::ModulePassManager pipeline =
-      level == 0 ? builder.buildO0DefaultPipeline(optimization)
-                 : builder.buildPerModuleDefaultPipeline(optimization);
-  pipeline.run(module, modules);
-  return llvm::Error::success();
-}
 
 /// Memref descriptor of a static shape, as int64 words: allocated pointer,
 /// aligned pointer, offset, sizes..., strides... (row-major, contiguous).
@@ -290,7 +216,9 @@ CompiledKernel::compile(mlir::ModuleOp module,
                        errorText(machine.takeError()));
   llvm::TargetMachine *target = machine->get();
   auto transformer = [&](llvm::Module *module) {
-    return optimize(*module, target, options.optLevel);
+    mlir::pk::optimizeLLVMModule(*module, *target, options.optLevel,
+                                 libmvecLoaded);
+    return llvm::Error::success();
   };
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;

@@ -1,0 +1,82 @@
+//===- Optimize.cpp - picokernel's LLVM optimization pipeline -------------===//
+
+#include "picokernel/Target/LLVMIR.h"
+
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/OptimizationLevel.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <vector>
+
+namespace {
+
+/// Vector variants that glibc's libmvec has had since 2.35 but LLVM's
+/// LIBMVEC table does not list (tanh and erf: gelu's cost), for those this
+/// process's libmvec exports: SSE (b) and AVX2 (d) widths, as LLVM's table.
+llvm::ArrayRef<llvm::VecDesc> libmvecFunctionsLLVMLacks() {
+  static const std::vector<llvm::VecDesc> functions = [] {
+    struct Variant {
+      const char *scalar, *vector, *abi;
+      unsigned lanes;
+    };
+    static const Variant variants[] = {
+        {"llvm.tanh.f32", "_ZGVbN4v_tanhf", "_ZGV_LLVM_N4v", 4},
+        {"llvm.tanh.f32", "_ZGVdN8v_tanhf", "_ZGV_LLVM_N8v", 8},
+        {"llvm.tanh.f64", "_ZGVbN2v_tanh", "_ZGV_LLVM_N2v", 2},
+        {"llvm.tanh.f64", "_ZGVdN4v_tanh", "_ZGV_LLVM_N4v", 4},
+        {"erff", "_ZGVbN4v_erff", "_ZGV_LLVM_N4v", 4},
+        {"erff", "_ZGVdN8v_erff", "_ZGV_LLVM_N8v", 8},
+        {"erf", "_ZGVbN2v_erf", "_ZGV_LLVM_N2v", 2},
+        {"erf", "_ZGVdN4v_erf", "_ZGV_LLVM_N4v", 4},
+    };
+    std::vector<llvm::VecDesc> available;
+    for (const Variant &v : variants)
+      if (llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(v.vector))
+        available.emplace_back(v.scalar, v.vector,
+                               llvm::ElementCount::getFixed(v.lanes),
+                               /*Masked=*/false, v.abi, std::nullopt);
+    return available;
+  }();
+  return functions;
+}
+
+} // namespace
+
+void mlir::pk::optimizeLLVMModule(llvm::Module &module,
+                                  llvm::TargetMachine &machine, unsigned level,
+                                  bool vectorMathLibrary) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgsccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = false;
+  tuning.LoopVectorization = level > 1;
+  tuning.SLPVectorization = level > 1;
+  llvm::PassBuilder builder(&machine, tuning);
+  llvm::Triple triple = machine.getTargetTriple();
+  llvm::TargetLibraryInfoImpl library(triple);
+  if (vectorMathLibrary && triple.isX86() && triple.isOSLinux()) {
+    library.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
+                                               triple);
+    library.addVectorizableFunctions(libmvecFunctionsLLVMLacks());
+  }
+  functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgsccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgsccs, modules);
+  llvm::OptimizationLevel optimization =
+      level >= 3   ? llvm::OptimizationLevel::O3
+      : level == 2 ? llvm::OptimizationLevel::O2
+      : level == 1 ? llvm::OptimizationLevel::O1
+                   : llvm::OptimizationLevel::O0;
+  llvm::ModulePassManager pipeline =
+      level == 0 ? builder.buildO0DefaultPipeline(optimization)
+                 : builder.buildPerModuleDefaultPipeline(optimization);
+  pipeline.run(module, modules);
+}

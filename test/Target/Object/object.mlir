@@ -1,0 +1,42 @@
+// Ahead-of-time compilation: an object file exporting only pk_<kernel>, and
+// the C header declaring it (const for arrays the kernel only reads).
+// RUN: split-file %s %t
+// RUN: pk-translate --pk-to-object %t/kernels.mlir -o %t/kernels.o
+// RUN: llvm-nm --defined-only --extern-only %t/kernels.o | FileCheck %s --check-prefix=SYMBOLS
+// RUN: pk-translate --pk-to-c-header %t/kernels.mlir | FileCheck %s --check-prefix=HEADER
+// RUN: not pk-translate --pk-to-object %t/empty.mlir -o %t/empty.o 2>&1 | FileCheck %s --check-prefix=EMPTY
+
+//--- kernels.mlir
+// SYMBOLS-NOT: {{ }}scale{{$}}
+// SYMBOLS: T pk_mask
+// SYMBOLS-NEXT: T pk_scale
+// SYMBOLS-NOT: {{.}}
+
+// HEADER: #ifndef PK_KERNELS_SCALE_MASK_H
+// HEADER: #include <stdbool.h>
+// HEADER: extern "C" {
+// HEADER: /* scale(x: float64[2, 3], o: float64[2, 3]); writes o */
+// HEADER-NEXT: void pk_scale(const double *x, double *o);
+// HEADER: /* mask(v: int16[5], m: bool[5], h: float16[5]); writes m, h */
+// HEADER-NEXT: void pk_mask(const int16_t *v, bool *m, uint16_t *h);
+pk.kernel @scale(%x: !pk.ref<2x3xf64> loc("x"), %o: !pk.ref<2x3xf64> loc("o")) {
+  %0 = pk.load %x : !pk.ref<2x3xf64> -> tensor<2x3xf64>
+  %1 = pk.constant dense<2.0> : tensor<2x3xf64>
+  %2 = pk.mul %0, %1 : tensor<2x3xf64>
+  pk.store %2, %o : tensor<2x3xf64> -> !pk.ref<2x3xf64>
+  pk.return
+}
+pk.kernel @mask(%v: !pk.ref<5xi16> loc("v"), %m: !pk.ref<5xi1> loc("m"), %h: !pk.ref<5xf16> loc("h")) {
+  %0 = pk.load %v : !pk.ref<5xi16> -> tensor<5xi16>
+  %1 = pk.constant dense<0> : tensor<5xi16>
+  %2 = pk.gt %0, %1 : tensor<5xi16>
+  pk.store %2, %m : tensor<5xi1> -> !pk.ref<5xi1>
+  %3 = pk.cast %0 : tensor<5xi16> -> tensor<5xf16>
+  pk.store %3, %h : tensor<5xf16> -> !pk.ref<5xf16>
+  pk.return
+}
+
+//--- empty.mlir
+// EMPTY: error: no pk.kernel to compile
+module {
+}
