@@ -30,7 +30,8 @@ def run(binary, repetitions):
          # Interleave the repetitions of all variants: memory bandwidth on a
          # shared machine drifts, and it must drift for every variant alike.
          "--benchmark_enable_random_interleaving=true"],
-        check=True, capture_output=True, text=True).stdout
+        check=True, capture_output=True, text=True,
+        env=dict(os.environ, PK_CACHE="0")).stdout  # measure compiling
     return json.loads(out)
 
 

@@ -4,6 +4,7 @@
 #include "picokernel/Config.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Pipelines/Pipelines.h"
+#include "picokernel/Runtime/DiskCache.h"
 #include "picokernel/Support/Diagnostics.h"
 #include "picokernel/Target/LLVMIR.h"
 
@@ -17,16 +18,25 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
 
 namespace pk {
 
@@ -44,6 +54,60 @@ std::string errorText(llvm::Error error) {
 /// Whether glibc's vector math library is loaded into this process.
 bool libmvecLoaded = false;
 
+/// What identifies this build of picokernel: the file, size and time of
+/// the binary that holds this code (libpicokernel, the Python extension or
+/// a program). Any rebuild changes it, so cached code never outlives the
+/// compiler that made it.
+std::string buildIdentity() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&buildIdentity), &info) ||
+      !info.dli_fname)
+    return "unknown build";
+  struct stat status;
+  if (stat(info.dli_fname, &status) != 0)
+    return info.dli_fname;
+  return std::string(info.dli_fname) + " " + std::to_string(status.st_size) +
+         " " + std::to_string(status.st_mtim.tv_sec) + "." +
+         std::to_string(status.st_mtim.tv_nsec);
+}
+
+/// Loads an object compiled (by CompiledKernel::compile) for this host and
+/// returns its packed entry point, or an error.
+llvm::Expected<void (*)(void **)>
+loadObject(const std::vector<char> &object, bool threaded,
+           const std::string &kernelName,
+           std::unique_ptr<llvm::orc::LLJIT> &jit) {
+  if (threaded &&
+      llvm::sys::DynamicLibrary::LoadLibraryPermanently(PK_OPENMP_LIBRARY))
+    return llvm::createStringError("cannot load " +
+                                   std::string(PK_OPENMP_LIBRARY));
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  auto created = llvm::orc::LLJITBuilder()
+                     .setJITTargetMachineBuilder(std::move(*machineBuilder))
+                     .create();
+  if (!created)
+    return created.takeError();
+  jit = std::move(*created);
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      jit->getDataLayout().getGlobalPrefix());
+  if (!process)
+    return process.takeError();
+  jit->getMainJITDylib().addGenerator(std::move(*process));
+  if (llvm::Error error =
+          jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+              llvm::StringRef(object.data(), object.size()), kernelName)))
+    return std::move(error);
+  if (llvm::Error error = jit->initialize(jit->getMainJITDylib()))
+    return std::move(error);
+  // ExecutionEngine's packed wrapper: `_mlir_` + the C interface's name.
+  auto symbol = jit->lookup("_mlir__mlir_ciface_" + kernelName);
+  if (!symbol)
+    return symbol.takeError();
+  return symbol->toPtr<void (*)(void **)>();
+}
+
 /// Memref descriptor of a static shape, as int64 words: allocated pointer,
 /// aligned pointer, offset, sizes..., strides... (row-major, contiguous).
 void appendDescriptor(std::vector<int64_t> &words, const Shape &shape) {
@@ -58,16 +122,23 @@ void appendDescriptor(std::vector<int64_t> &words, const Shape &shape) {
 }
 } // namespace
 
-void prepareContextForCompilation(mlir::MLIRContext &context) {
+namespace {
+/// Once per process: LLVM's host target, and glibc's vector math library,
+/// which the optimizer may call (where glibc has none, loops keep scalar
+/// libm calls).
+void initializeNativeCodegen() {
   static std::once_flag nativeTarget;
   std::call_once(nativeTarget, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-    // The vector math functions the optimizer may call (see optimize);
-    // where glibc has no libmvec, loops keep scalar libm calls.
     libmvecLoaded =
         !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
   });
+}
+} // namespace
+
+void prepareContextForCompilation(mlir::MLIRContext &context) {
+  initializeNativeCodegen();
   static std::mutex preparing;
   std::lock_guard<std::mutex> lock(preparing);
   if (context.getLoadedDialect<mlir::omp::OpenMPDialect>() &&
@@ -172,14 +243,31 @@ void Executable::describe(mlir::ModuleOp module) {
   }
 }
 
+/// Writes the engine's object code to the disk cache (best effort), with
+/// one leading byte saying whether it needs the OpenMP runtime.
+static void storeObject(DiskCache &disk, const std::string &key,
+                        mlir::ExecutionEngine &engine, bool threaded) {
+  llvm::SmallString<128> path;
+  if (llvm::sys::fs::createTemporaryFile("pk-object", "o", path))
+    return;
+  engine.dumpToObjectFile(path);
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  llvm::sys::fs::remove(path);
+  if (!buffer || (*buffer)->getBufferSize() == 0)
+    return;
+  std::vector<char> entry;
+  entry.push_back(threaded ? 1 : 0);
+  entry.insert(entry.end(), (*buffer)->getBufferStart(),
+               (*buffer)->getBufferEnd());
+  disk.store(key, entry);
+}
+
 CompiledKernel::~CompiledKernel() = default;
 
 std::unique_ptr<CompiledKernel>
 CompiledKernel::compile(mlir::ModuleOp module,
                         const CompileOptions &options) {
-  mlir::MLIRContext &context = *module.getContext();
-  prepareContextForCompilation(context);
-
+  initializeNativeCodegen();
   std::unique_ptr<CompiledKernel> compiled(new CompiledKernel());
   compiled->describe(module);
   for (const CompiledParam &param : compiled->parameters) {
@@ -187,8 +275,35 @@ CompiledKernel::compile(mlir::ModuleOp module,
     appendDescriptor(compiled->descriptorTemplate, param.shape);
   }
 
-  // pk -> LLVM dialect.
+  // A kernel compiled before, by this process or another, loads from disk.
   auto start = Clock::now();
+  DiskCache *disk = DiskCache::fromEnvironment();
+  std::string key;
+  if (disk) {
+    key = DiskCache::hash(cacheKeyText(module, options));
+    if (std::optional<std::vector<char>> entry = disk->load(key)) {
+      bool threaded = !entry->empty() && entry->front() == 1;
+      std::vector<char> object(entry->begin() + (entry->empty() ? 0 : 1),
+                               entry->end());
+      auto loaded = loadObject(object, threaded, compiled->kernelName,
+                               compiled->loadedObject);
+      if (loaded) {
+        compiled->entry = *loaded;
+        compiled->threaded = threaded;
+        compiled->fromDiskCache = true;
+        compiled->compileTimes.codegenSeconds = secondsSince(start);
+        return compiled;
+      }
+      // An entry this host cannot load is compiled again (and replaced).
+      llvm::consumeError(loaded.takeError());
+      compiled->loadedObject.reset();
+    }
+  }
+
+  // pk -> LLVM dialect (loading the dialects that takes only now: a kernel
+  // from the disk cache does without them).
+  start = Clock::now();
+  prepareContextForCompilation(*module.getContext());
   runPipeline(module, "kernel '" + compiled->kernelName + "'",
               [&](mlir::OpPassManager &pm) {
                 buildStagesUpTo(pm, mlir::pk::cpuStageNames().back(), options);
@@ -227,6 +342,7 @@ CompiledKernel::compile(mlir::ModuleOp module,
   if (compiled->threaded)
     libraries.push_back(PK_OPENMP_LIBRARY);
   engineOptions.sharedLibPaths = libraries;
+  engineOptions.enableObjectDump = disk != nullptr;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
   auto engine =
@@ -243,7 +359,27 @@ CompiledKernel::compile(mlir::ModuleOp module,
                        "' has no entry point: " + errorText(entry.takeError()));
   compiled->entry = *entry;
   compiled->compileTimes.codegenSeconds = secondsSince(start);
+  if (disk)
+    storeObject(*disk, key, *compiled->engine, compiled->threaded);
   return compiled;
+}
+
+std::string CompiledKernel::cacheKeyText(mlir::ModuleOp module,
+                                         const CompileOptions &options) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "picokernel " << buildIdentity() << "\nLLVM " << LLVM_VERSION_STRING
+     << "\nhost " << llvm::sys::getProcessTriple() << " "
+     << llvm::sys::getHostCPUName() << "\n";
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    if (feature.second)
+      os << feature.first() << ",";
+  os << "\nlibmvec " << libmvecLoaded << "\noptions opt=" << options.optLevel
+     << " parallel=" << options.parallelThreshold << "\n";
+  // The kernel itself, without locations (a kernel moved to another line of
+  // the user's file is the same kernel).
+  module.print(os, mlir::OpPrintingFlags().printGenericOpForm());
+  return text;
 }
 
 void CompiledKernel::run(void *const *data) const {

@@ -381,6 +381,8 @@ public:
                     VulkanKernel::compile(*module, options.vulkan))
               : std::shared_ptr<const Executable>(
                     CompiledKernel::compile(*module, options.compile));
+      if (compiled->loadedFromDiskCache())
+        diskLoads.fetch_add(1, std::memory_order_relaxed);
       {
         std::lock_guard<std::mutex> lock(statsMutex);
         traceSeconds += traced;
@@ -477,6 +479,7 @@ public:
     result.hits = hits.load();
     result.misses = misses.load();
     result.evictions = evictions.load();
+    result.diskLoads = diskLoads.load();
     {
       std::shared_lock<std::shared_mutex> lock(mutex);
       result.entries = entries.size();
@@ -519,7 +522,8 @@ private:
   std::unordered_map<Key, std::shared_ptr<CacheEntry>, KeyHash, KeyEqual>
       entries;
   Key lastCompiled;
-  std::atomic<uint64_t> hits{0}, misses{0}, evictions{0}, generation{0};
+  std::atomic<uint64_t> hits{0}, misses{0}, evictions{0}, diskLoads{0},
+      generation{0};
   /// Keeps a kernel compiled by this thread alive while it runs (it may be
   /// evicted by others meanwhile).
   static thread_local std::shared_ptr<const Executable> lastCompiledKernel;

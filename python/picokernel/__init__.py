@@ -84,7 +84,7 @@ BACKENDS = ("cpu", "vulkan")
 CacheInfo = namedtuple(
     "CacheInfo",
     "hits misses evictions entries trace_seconds compile_seconds "
-    "pipeline_seconds codegen_seconds",
+    "pipeline_seconds codegen_seconds disk_loads",
 )
 CacheInfo.__doc__ = "Counters of a kernel's compile cache."
 

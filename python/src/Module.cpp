@@ -127,6 +127,7 @@ public:
     info["hits"] = stats.hits;
     info["misses"] = stats.misses;
     info["evictions"] = stats.evictions;
+    info["disk_loads"] = stats.diskLoads;
     info["entries"] = stats.entries;
     info["trace_seconds"] = stats.traceSeconds;
     info["compile_seconds"] = stats.pipelineSeconds + stats.codegenSeconds;

@@ -24,6 +24,10 @@ class ExecutionEngine;
 class MLIRContext;
 } // namespace mlir
 
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
 namespace pk {
 
 /// The pipeline or LLVM failed on a kernel; what() has the diagnostics.
@@ -80,6 +84,9 @@ public:
   const std::string &name() const { return kernelName; }
   const std::vector<CompiledParam> &params() const { return parameters; }
   const CompileTimes &times() const { return compileTimes; }
+  /// Whether the machine code came from the disk cache
+  /// (Runtime/DiskCache.h) instead of being compiled.
+  bool loadedFromDiskCache() const { return fromDiskCache; }
 
 protected:
   /// Reads the name and parameters of the one pk.kernel in `module`.
@@ -88,6 +95,7 @@ protected:
   std::string kernelName;
   std::vector<CompiledParam> parameters;
   CompileTimes compileTimes;
+  bool fromDiskCache = false;
 };
 
 /// One kernel compiled to machine code for the host CPU.
@@ -103,6 +111,11 @@ public:
 
   /// Whether the kernel runs its large loops on all cores.
   bool usesThreads() const { return threaded; }
+  /// Everything the disk cache key is the hash of: this build of
+  /// picokernel, the LLVM version, the host CPU and its features, the
+  /// options and the kernel's IR (without locations).
+  static std::string cacheKeyText(mlir::ModuleOp module,
+                                  const CompileOptions &options);
 
 private:
   CompiledKernel() = default;
@@ -112,6 +125,8 @@ private:
   std::vector<int64_t> descriptorTemplate;
   std::vector<size_t> descriptorOffsets;
   std::unique_ptr<mlir::ExecutionEngine> engine;
+  /// The code when it came from the disk cache instead.
+  std::unique_ptr<llvm::orc::LLJIT> loadedObject;
   void (*entry)(void **) = nullptr;
   bool threaded = false;
 };

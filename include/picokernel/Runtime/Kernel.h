@@ -79,6 +79,9 @@ struct CacheStats {
   uint64_t hits = 0;
   uint64_t misses = 0;
   uint64_t evictions = 0;
+  /// Misses whose machine code came from the disk cache (Runtime/DiskCache.h)
+  /// instead of being compiled.
+  uint64_t diskLoads = 0;
   size_t entries = 0;
   double traceSeconds = 0;    ///< total, over all compiles
   double pipelineSeconds = 0; ///< total MLIR pass time

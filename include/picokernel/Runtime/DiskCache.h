@@ -1,0 +1,58 @@
+//===- DiskCache.h - compiled kernels kept across processes -----*- C++ -*-===//
+//
+// A directory of compiled kernels (object files), keyed by a hash of
+// everything that determines the machine code: the traced pk IR (shapes
+// and dtypes included), the compile options, the target CPU, and the
+// picokernel and LLVM versions. Entries are written atomically (a temporary
+// file renamed into place, so two processes never see a torn entry), carry
+// a checksum (a corrupt entry is deleted and compiled again), and the
+// directory is kept under a size bound by deleting the least recently used
+// entries.
+//
+//   PK_CACHE_DIR=dir    the directory (default: $XDG_CACHE_HOME/picokernel,
+//                       else ~/.cache/picokernel)
+//   PK_CACHE=0          no disk cache
+//   PK_CACHE_MAX_MB=n   size bound (default 256)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_RUNTIME_DISKCACHE_H
+#define PICOKERNEL_RUNTIME_DISKCACHE_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pk {
+
+class DiskCache {
+public:
+  /// The cache the environment asks for; nullptr when it is switched off
+  /// or its directory cannot be created.
+  static DiskCache *fromEnvironment();
+
+  explicit DiskCache(std::string directory, uint64_t maxBytes);
+
+  /// The object stored under `key`, if there is a valid one. An entry that
+  /// fails its checks is removed.
+  std::optional<std::vector<char>> load(const std::string &key);
+  /// Stores `object` under `key` (best effort: a full disk or a read-only
+  /// directory only means no caching), then trims the directory.
+  void store(const std::string &key, const std::vector<char> &object);
+
+  const std::string &directory() const { return root; }
+  /// The hex SHA-256 of `text`: how keys are made from their ingredients.
+  static std::string hash(const std::string &text);
+
+private:
+  std::string pathOf(const std::string &key) const;
+  void trim();
+
+  std::string root;
+  uint64_t maxBytes;
+};
+
+} // namespace pk
+
+#endif // PICOKERNEL_RUNTIME_DISKCACHE_H
