@@ -14,6 +14,9 @@
 //   PK_CACHE=0          no disk cache
 //   PK_CACHE_MAX_MB=n   size bound (default 256)
 //
+// Entries are machine code that runs in the process: like any compiler
+// cache, the directory must be writable only by its user.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PICOKERNEL_RUNTIME_DISKCACHE_H
