@@ -235,10 +235,8 @@ void Executable::describe(mlir::ModuleOp module) {
     auto ref = llvm::cast<mlir::pk::RefType>(arg.getType());
     CompiledParam param{Shape(ref.getShape().begin(), ref.getShape().end()),
                         *fromMlirType(ref.getElementType())};
-    for (mlir::Operation *user : arg.getUsers()) {
-      param.read |= llvm::isa<mlir::pk::LoadOp>(user);
-      param.written |= llvm::isa<mlir::pk::StoreOp>(user);
-    }
+    param.read = llvm::any_of(arg.getUsers(), llvm::IsaPred<mlir::pk::LoadOp>);
+    param.written = kernels.front().isStoredTo(arg.getArgNumber());
     parameters.push_back(std::move(param));
   }
 }

@@ -62,7 +62,7 @@ struct KernelLowering : public OpConversionPattern<KernelOp> {
     SmallVector<bool> loaded, stored;
     for (BlockArgument ref : body.getArguments()) {
       loaded.push_back(llvm::any_of(ref.getUsers(), llvm::IsaPred<LoadOp>));
-      stored.push_back(llvm::any_of(ref.getUsers(), llvm::IsaPred<StoreOp>));
+      stored.push_back(kernel.isStoredTo(ref.getArgNumber()));
     }
 
     auto func = func::FuncOp::create(

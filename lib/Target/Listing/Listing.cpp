@@ -16,12 +16,6 @@ namespace {
 /// Constants longer than this many elements are abbreviated.
 constexpr int64_t kMaxListedElements = 8;
 
-std::string parameterName(BlockArgument arg) {
-  if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
-    return name.getName().str();
-  return "arg" + std::to_string(arg.getArgNumber());
-}
-
 void printTypeTag(Type type, llvm::raw_ostream &os) {
   auto tensor = cast<RankedTensorType>(type);
   os << "<";
@@ -97,7 +91,7 @@ void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
   Block &body = kernel.getBodyBlock();
   llvm::DenseMap<Value, std::string> names;
   for (BlockArgument arg : body.getArguments())
-    names[arg] = parameterName(arg);
+    names[arg] = kernel.getParameterName(arg.getArgNumber());
 
   os << "kernel " << kernel.getSymName() << "(";
   llvm::interleaveComma(body.getArguments(), os,

@@ -48,23 +48,15 @@ void registerDialects(DialectRegistry &registry) {
   registerAllToLLVMIRTranslations(registry);
 }
 
-std::string parameterName(BlockArgument arg) {
-  if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
-    return name.getName().str();
-  return "arg" + std::to_string(arg.getArgNumber());
-}
-
 SmallVector<KernelSignature> describeKernels(ModuleOp module) {
   SmallVector<KernelSignature> kernels;
   module.walk([&](pk::KernelOp kernel) {
     KernelSignature signature{kernel.getSymName().str(), {}};
-    for (BlockArgument arg : kernel.getBodyBlock().getArguments()) {
-      Parameter parameter{parameterName(arg), cast<pk::RefType>(arg.getType()),
-                          false};
-      parameter.written =
-          llvm::any_of(arg.getUsers(), llvm::IsaPred<pk::StoreOp>);
-      signature.parameters.push_back(parameter);
-    }
+    for (BlockArgument arg : kernel.getBodyBlock().getArguments())
+      signature.parameters.push_back(
+          {kernel.getParameterName(arg.getArgNumber()),
+           cast<pk::RefType>(arg.getType()),
+           kernel.isStoredTo(arg.getArgNumber())});
     kernels.push_back(std::move(signature));
   });
   return kernels;

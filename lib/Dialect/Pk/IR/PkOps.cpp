@@ -27,6 +27,18 @@ void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
   state.addRegion();
 }
 
+std::string KernelOp::getParameterName(unsigned index) {
+  BlockArgument arg = getBodyBlock().getArgument(index);
+  if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
+    return name.getName().str();
+  return "arg" + std::to_string(index);
+}
+
+bool KernelOp::isStoredTo(unsigned index) {
+  return llvm::any_of(getBodyBlock().getArgument(index).getUsers(),
+                      llvm::IsaPred<StoreOp>);
+}
+
 ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
   auto buildFunctionType =
       [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,

@@ -53,6 +53,12 @@ def Pk_KernelOp : Pk_Op<"kernel", [FunctionOpInterface, IsolatedFromAbove]> {
     }
 
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
+
+    /// The name of parameter `index`: its NameLoc (the tracers give every
+    /// ref one; `loc("a")` in text), else `arg<index>`.
+    std::string getParameterName(unsigned index);
+    /// Whether the kernel stores to parameter `index` (an output).
+    bool isStoredTo(unsigned index);
   }];
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
