@@ -18,6 +18,7 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -364,15 +365,25 @@ CompiledKernel::compile(mlir::ModuleOp module,
 
 std::string CompiledKernel::cacheKeyText(mlir::ModuleOp module,
                                          const CompileOptions &options) {
-  std::string text;
+  initializeNativeCodegen(); // libmvecLoaded
+  // What does not change within a process, worked out once.
+  static const std::string environment = [] {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "picokernel " << buildIdentity() << "\nLLVM " << LLVM_VERSION_STRING
+       << "\nhost " << llvm::sys::getProcessTriple() << " "
+       << llvm::sys::getHostCPUName() << "\n";
+    std::vector<std::string> features;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      if (feature.second)
+        features.push_back(feature.first().str());
+    llvm::sort(features);
+    os << llvm::join(features, ",") << "\nlibmvec " << libmvecLoaded << "\n";
+    return text;
+  }();
+  std::string text = environment;
   llvm::raw_string_ostream os(text);
-  os << "picokernel " << buildIdentity() << "\nLLVM " << LLVM_VERSION_STRING
-     << "\nhost " << llvm::sys::getProcessTriple() << " "
-     << llvm::sys::getHostCPUName() << "\n";
-  for (const auto &feature : llvm::sys::getHostCPUFeatures())
-    if (feature.second)
-      os << feature.first() << ",";
-  os << "\nlibmvec " << libmvecLoaded << "\noptions opt=" << options.optLevel
+  os << "options opt=" << options.optLevel
      << " parallel=" << options.parallelThreshold << "\n";
   // The kernel itself, without locations (a kernel moved to another line of
   // the user's file is the same kernel).
