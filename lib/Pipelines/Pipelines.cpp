@@ -33,7 +33,9 @@ void mlir::pk::buildPkFusionPipeline(OpPassManager &pm) {
 }
 
 void mlir::pk::buildPkBufferizationPipeline(OpPassManager &pm) {
-  // Computations write straight into the `restrict` destinations.
+  // Elementwise updates of a ref compute into it; computations write
+  // straight into the `restrict` destinations.
+  pm.addNestedPass<func::FuncOp>(createPkComputeInPlace());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

@@ -299,8 +299,8 @@ CompiledKernel::compile(mlir::ModuleOp module,
     }
   }
 
-  // pk -> LLVM dialect (loading the dialects that takes only now: a kernel
-  // from the disk cache does without them).
+  // pk -> LLVM dialect (the dialects it needs are loaded already in the
+  // runtime's own contexts; a module from elsewhere gets them now).
   start = Clock::now();
   prepareContextForCompilation(*module.getContext());
   runPipeline(module, "kernel '" + compiled->kernelName + "'",

@@ -1,7 +1,6 @@
 //===- Kernel.cpp - kernels compiled on first use, cached by guard --------===//
 
 #include "picokernel/Runtime/Kernel.h"
-#include "picokernel/Dialect/Pk/IR/PkDialect.h"
 #include "picokernel/Dialect/Pk/IR/PkTypes.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -29,7 +28,9 @@ constexpr size_t kMaxRank = 32;
 /// The MLIR contexts compiles trace into. A context keeps every type and
 /// attribute it ever uniqued (each new shape adds a few), so compiles move
 /// to a fresh context every kCompilesPerContext; the old one goes when its
-/// last compile in flight ends. Compiled kernels keep nothing of MLIR.
+/// last compile in flight ends. Compiled kernels keep nothing of MLIR. A
+/// context is handed out with every dialect the compilers need already
+/// loaded: loading one while another thread uses the context is a race.
 class CompileContexts {
 public:
   static std::shared_ptr<mlir::MLIRContext> acquire() {
@@ -37,7 +38,7 @@ public:
     std::lock_guard<std::mutex> lock(instance.mutex);
     if (!instance.current || instance.uses == kCompilesPerContext) {
       instance.current = std::make_shared<mlir::MLIRContext>();
-      instance.current->loadDialect<mlir::pk::PkDialect>();
+      prepareContextForCompilation(*instance.current);
       instance.uses = 0;
     }
     ++instance.uses;

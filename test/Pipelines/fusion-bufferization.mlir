@@ -113,17 +113,53 @@ pk.kernel @matmul_only(%a: !pk.ref<4x3xf32>, %b: !pk.ref<3x5xf32>, %o: !pk.ref<4
 
 // -----
 
-// Writing a ref the kernel also reads: the value is computed aside and
-// copied in at the end, so every read sees the original contents.
+// Writing a ref the kernel also reads, elementwise: computed in place
+// (pk-compute-in-place), no temporary, no copy.
 // CHECK-LABEL: func.func @update
-// CHECK: %[[T:.*]] = memref.alloc() {{.*}} : memref<16xf64>
-// CHECK: linalg.generic {{.*}} ins(%arg1, %arg0 : memref<16xf64>, memref<16xf64>) outs(%[[T]] : memref<16xf64>)
-// CHECK: memref.copy %[[T]], %arg1
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg0 : memref<16xf64>, memref<16xf64>) outs(%arg1 : memref<16xf64>)
+// CHECK-NOT: memref.copy
+// CHECK: return
 pk.kernel @update(%x: !pk.ref<16xf64>, %o: !pk.ref<16xf64>) {
   %0 = pk.load %o : !pk.ref<16xf64> -> tensor<16xf64>
   %1 = pk.load %x : !pk.ref<16xf64> -> tensor<16xf64>
   %2 = pk.add %0, %1 : tensor<16xf64>
   pk.store %2, %o : tensor<16xf64> -> !pk.ref<16xf64>
+  pk.return
+}
+
+// -----
+
+// The old contents of `o` are still read after the update (by p's value):
+// bufferization keeps them, so every read sees the original contents.
+// CHECK-LABEL: func.func @update_then_read
+// CHECK: memref.alloc
+// CHECK: memref.copy
+// CHECK: return
+pk.kernel @update_then_read(%x: !pk.ref<16xf64>, %o: !pk.ref<16xf64>, %p: !pk.ref<16xf64>) {
+  %0 = pk.load %o : !pk.ref<16xf64> -> tensor<16xf64>
+  %1 = pk.load %x : !pk.ref<16xf64> -> tensor<16xf64>
+  %2 = pk.add %0, %1 : tensor<16xf64>
+  pk.store %2, %o : tensor<16xf64> -> !pk.ref<16xf64>
+  %3 = pk.mul %0, %0 : tensor<16xf64>
+  pk.store %3, %p : tensor<16xf64> -> !pk.ref<16xf64>
+  pk.return
+}
+
+// -----
+
+// o[...] = o[::-1] + x reads other elements than it writes: computed aside
+// and copied in, as before.
+// CHECK-LABEL: func.func @reversed_update
+// CHECK: %[[T:.*]] = memref.alloc
+// CHECK: linalg.generic {{.*}} outs(%[[T]] : memref<16xf64>)
+// CHECK: memref.copy %[[T]], %arg1
+pk.kernel @reversed_update(%x: !pk.ref<16xf64>, %o: !pk.ref<16xf64>) {
+  %0 = pk.load %o : !pk.ref<16xf64> -> tensor<16xf64>
+  %1 = pk.extract_slice %0 offsets [15] sizes [16] strides [-1] : tensor<16xf64> -> tensor<16xf64>
+  %2 = pk.load %x : !pk.ref<16xf64> -> tensor<16xf64>
+  %3 = pk.add %1, %2 : tensor<16xf64>
+  pk.store %3, %o : tensor<16xf64> -> !pk.ref<16xf64>
   pk.return
 }
 

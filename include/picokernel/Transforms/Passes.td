@@ -27,6 +27,31 @@ def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
                            "::mlir::arith::ArithDialect"];
 }
 
+def PkComputeInPlace : Pass<"pk-compute-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Elementwise updates of a ref compute into the ref itself";
+  let description = [{
+    A kernel that reads a ref and stores an elementwise function of it back
+    (`o[...] = o[...] * a[...]`, or a call whose output is also an input)
+    lowers to a generic writing a fresh tensor that
+    `materialize_in_destination` copies into the ref. When the generic is
+    elementwise (parallel iterators, identity maps wherever it reads the
+    ref's loaded tensor, identity output map), this pass makes that loaded
+    tensor the generic's init: one-shot bufferization then writes the ref
+    in place, with no temporary and no copy. Any other read of the old
+    contents that comes later is still seen by the bufferization analysis,
+    which copies where it must.
+
+    ```mlir
+    %t = bufferization.to_tensor %o restrict writable : memref<8xf32> to tensor<8xf32>
+    %0 = linalg.generic ... ins(%t, %a : ...) outs(%empty : tensor<8xf32>)
+    bufferization.materialize_in_destination %0 in writable %o
+    // becomes ... outs(%t : tensor<8xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def PkCopyViewsWithLinalg : Pass<"pk-copy-views-with-linalg",
                                  "::mlir::func::FuncOp"> {
   let summary = "Copies from or into memref views become linalg.copy";
