@@ -67,3 +67,27 @@ def test_random_kernel_matches_numpy(seed):
     out = np.empty(expected.shape, expected.dtype)
     compiled(*inputs, out)
     np.testing.assert_array_equal(out, expected, err_msg=source)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_kernel_writing_into_an_input_matches_numpy(seed):
+    """The output is also the first input (NumPy's `kernel(a, b, out=a)`):
+    computed in place where the update is elementwise, and still NumPy's
+    answer wherever the old contents are read again."""
+    rng = np.random.default_rng(1000 + seed)
+    n_inputs = int(rng.integers(1, 5))
+    dtype = [np.float32, np.float64][seed % 2]
+    source, _ = random_kernel(rng, n_inputs)
+    shapes = [(3, 5), (5,), (1, 5), (3, 1), ()]
+    inputs = [rng.standard_normal(shapes[int(rng.integers(len(shapes)))]).astype(dtype)
+              for _ in range(n_inputs)]
+    inputs[0] = rng.standard_normal((3, 5)).astype(dtype)
+    with np.errstate(all="ignore"):
+        expected = run_numpy(source, inputs)
+    if expected.shape != (3, 5) or expected.dtype != dtype:
+        pytest.skip("the result does not fit the first input")
+    namespace = {}
+    exec(source, namespace)
+    compiled = picokernel.kernel(namespace["kernel"])
+    compiled(*inputs, inputs[0])
+    np.testing.assert_array_equal(inputs[0], expected, err_msg=source)
