@@ -118,6 +118,14 @@ DType promoteTypes(DType a, DType b) {
   return DType::F64;
 }
 
+bool canCastSameKind(DType from, DType to) {
+  if (from == to || from == DType::Bool)
+    return true;
+  if (isInteger(from))
+    return isInteger(to) || isFloat(to);
+  return isFloat(from) && isFloat(to);
+}
+
 std::optional<Shape> broadcastShapes(std::span<const int64_t> a,
                                      std::span<const int64_t> b) {
   size_t rank = std::max(a.size(), b.size());

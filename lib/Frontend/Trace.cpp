@@ -84,16 +84,6 @@ static std::string quoted(DType dtype) {
   return std::string(dtypeName(dtype));
 }
 
-/// NumPy's can_cast(from, to, "same_kind"): bool to anything, within the
-/// integers, integers to floats, within the floats.
-static bool canCastSameKind(DType from, DType to) {
-  if (from == to || from == DType::Bool)
-    return true;
-  if (isInteger(from))
-    return isInteger(to) || isFloat(to);
-  return isFloat(from) && isFloat(to);
-}
-
 /// An index resolved against a shape: what pk.extract_slice and
 /// pk.insert_slice take, and the shape of the part (integer-indexed
 /// dimensions dropped).
@@ -154,7 +144,9 @@ static ResolvedIndex resolveIndex(const Shape &shape, const Index &index,
                        : (start < stop ? (stop - start - 1) / step + 1 : 0);
     resolved.offsets.push_back(size == 0 ? 0 : start);
     resolved.sizes.push_back(size);
-    resolved.strides.push_back(size == 0 ? 1 : step);
+    // A stride means nothing for fewer than two elements: 1 keeps such
+    // slices plain (and views of them contiguous).
+    resolved.strides.push_back(size <= 1 ? 1 : step);
     resolved.shape.push_back(size);
   }
   return resolved;
@@ -354,6 +346,15 @@ public:
     return mlir::IntegerAttr::get(type, llvm::APInt(bits, value, true));
   }
 
+  /// Whether an integer dtype holds `value`.
+  static bool fitsIn(int64_t value, DType dtype) {
+    unsigned bits = unsigned(itemSize(dtype)) * 8;
+    if (bits >= 64)
+      return true;
+    int64_t limit = int64_t(1) << (bits - 1);
+    return value >= -limit && value < limit;
+  }
+
   /// `operand` as a tensor of `dtype` and `shape`: casts and broadcasts a
   /// traced value, splats a number.
   mlir::Value materialize(const Operand &operand, DType dtype,
@@ -417,6 +418,8 @@ public:
     std::optional<DType> lhsType = arrayType(lhs), rhsType = arrayType(rhs);
     if (lhsType && rhsType)
       return promoteTypes(*lhsType, *rhsType);
+    if (!lhsType && !rhsType) // two Python numbers: Python's own kinds
+      return std::max(weakType(lhs), weakType(rhs));
     DType dtype = lhsType ? *lhsType : *rhsType;
     const Operand &number = lhsType ? rhs : lhs;
     switch (number.getKind()) {
@@ -426,6 +429,19 @@ public:
       return dtype == DType::Bool ? DType::I64 : dtype;
     default:
       return dtype;
+    }
+  }
+
+  /// The dtype NumPy gives a lone Python number: bool, int64 or float64
+  /// (DType orders them so).
+  static DType weakType(const Operand &number) {
+    switch (number.getKind()) {
+    case Operand::Kind::Bool:
+      return DType::Bool;
+    case Operand::Kind::Integer:
+      return DType::I64;
+    default:
+      return DType::F64;
     }
   }
 
@@ -508,6 +524,14 @@ public:
     std::string op = names[int(kind)];
     Shape shape = broadcastOperands(lhs, rhs, op);
     DType dtype = resultType(lhs, rhs);
+    // NumPy 2 compares integers with a Python integer their dtype cannot
+    // hold by its value (`int8_array < 1000` is all true): in int64.
+    if (isInteger(dtype))
+      for (const Operand *number : {&lhs, &rhs})
+        if (!arrayType(*number) &&
+            number->getKind() == Operand::Kind::Integer &&
+            !fitsIn(number->getInteger(), dtype))
+          dtype = DType::I64;
     mlir::Location loc = location(lhs.where());
     mlir::Value l = materialize(lhs, dtype, shape, op);
     mlir::Value r = materialize(rhs, dtype, shape, op);
@@ -535,6 +559,10 @@ public:
                                   "erf"};
     std::string op = names[int(function)];
     DType dtype = *arrayType(operand);
+    // NumPy 2 rounds integers and booleans to themselves.
+    if ((function == MathFunction::Floor || function == MathFunction::Ceil) &&
+        !isFloat(dtype))
+      return wrap(materialize(operand, dtype, shapeOf(operand), op));
     if (!isFloat(dtype))
       dtype = promoteTypes(dtype, DType::F16); // NumPy: int8 -> float16, ...
     mlir::Value x = materialize(operand, dtype, shapeOf(operand), op);
@@ -574,8 +602,12 @@ public:
     const std::string op = "power";
     Shape shape = broadcastOperands(base, exponent, op);
     DType dtype = resultType(base, exponent);
-    if (dtype == DType::Bool)
-      dtype = DType::I8; // NumPy's bool ** bool is int8
+    // NumPy has no boolean power: bool ** bool, and a boolean array to a
+    // Python integer's power, compute in int8.
+    if (dtype == DType::Bool ||
+        (arrayType(base) == DType::Bool && !arrayType(exponent) &&
+         exponent.getKind() == Operand::Kind::Integer))
+      dtype = DType::I8;
     bool weakNumber = !exponent.numberType() &&
                       (exponent.getKind() == Operand::Kind::Integer ||
                        exponent.getKind() == Operand::Kind::Float);
@@ -589,11 +621,16 @@ public:
                  "when tracing (NumPy raises for negative ones); use a "
                  "floating-point base or exponent",
              TraceError::Category::Type);
-      if (exponent.getInteger() < 0)
+      // NumPy raises in its loop: arrays without elements raise nothing.
+      bool empty = llvm::is_contained(shape, 0);
+      if (exponent.getInteger() < 0 && !empty)
         fail(exponent.where(), op,
              "integers to negative integer powers are not allowed (NumPy "
              "raises ValueError); use a floating-point base",
              TraceError::Category::Value);
+      if (empty)
+        return wrap(materialize(Operand::fromInteger(0, base.where()), dtype,
+                                shape, op));
       return wrap(integerPower(materialize(base, dtype, shape, op),
                                uint64_t(exponent.getInteger()), loc));
     }
@@ -654,38 +691,51 @@ public:
 
   enum class ReduceKind { Sum, Max, Min, Mean };
 
+  /// NumPy's reductions. `axes` absent means every axis; an empty list
+  /// reduces nothing (NumPy's `axis=()`: the value, converted as the
+  /// reduction would convert it). A 0-d value accepts axis 0 and -1, as
+  /// NumPy's reductions do.
   Value reduce(ReduceKind kind, const Operand &operand,
-               std::vector<int64_t> axes, bool keepdims) {
+               std::optional<std::vector<int64_t>> requested, bool keepdims) {
     static const char *names[] = {"sum", "max", "min", "mean"};
     std::string op = names[int(kind)];
     Shape shape = shapeOf(operand);
     int64_t rank = int64_t(shape.size());
-    if (axes.empty())
+    std::vector<int64_t> axes;
+    if (!requested) {
       for (int64_t d = 0; d < rank; ++d)
         axes.push_back(d);
-    for (int64_t &axis : axes) {
-      if (axis < -rank || axis >= rank)
-        fail(operand.where(), op,
-             "axis " + std::to_string(axis) +
-                 " is out of bounds for an array of dimension " +
-                 std::to_string(rank) + " (NumPy raises AxisError)");
-      if (axis < 0)
-        axis += rank;
+    } else {
+      for (int64_t axis : *requested) {
+        if (rank == 0 && (axis == 0 || axis == -1))
+          continue; // NumPy's 0-d reductions take axis 0 and -1
+        if (axis < -rank || axis >= rank)
+          fail(operand.where(), op,
+               "axis " + std::to_string(axis) +
+                   " is out of bounds for array of dimension " +
+                   std::to_string(rank),
+               TraceError::Category::Axis);
+        axes.push_back(axis < 0 ? axis + rank : axis);
+      }
     }
     for (size_t i = 0; i < axes.size(); ++i)
       if (std::count(axes.begin(), axes.end(), axes[i]) > 1)
-        fail(operand.where(), op,
-             "axis " + std::to_string(axes[i]) + " is repeated");
+        fail(operand.where(), op, "duplicate value in 'axis'");
     std::sort(axes.begin(), axes.end());
 
     DType dtype = *arrayType(operand);
     DType compute = dtype;
-    if ((kind == ReduceKind::Sum) && !isFloat(dtype))
-      compute = DType::I64; // NumPy sums bools and integers in int64
-    if (kind == ReduceKind::Mean)
-      compute = !isFloat(dtype) ? DType::F64
-                : dtype == DType::F16 || dtype == DType::BF16 ? DType::F32
-                                                              : dtype;
+    // NumPy sums bools and integers in int64 and averages them in float64;
+    // it accumulates float16 in float32 (and so does bfloat16 here).
+    if (kind == ReduceKind::Sum && !isFloat(dtype))
+      compute = DType::I64;
+    if (kind == ReduceKind::Mean && !isFloat(dtype))
+      compute = DType::F64;
+    if ((kind == ReduceKind::Sum || kind == ReduceKind::Mean) &&
+        (dtype == DType::F16 || dtype == DType::BF16))
+      compute = DType::F32;
+    DType resultDType = compute == DType::F32 && isFloat(dtype) ? dtype : compute;
+
     Shape resultShape;
     int64_t count = 1;
     for (int64_t d = 0; d < rank; ++d) {
@@ -695,7 +745,17 @@ public:
       if (!reduced || keepdims)
         resultShape.push_back(reduced ? 1 : shape[d]);
     }
+    if ((kind == ReduceKind::Max || kind == ReduceKind::Min) &&
+        llvm::any_of(axes, [&](int64_t d) { return shape[d] == 0; }))
+      fail(operand.where(), op,
+           std::string("zero-size array to reduction operation ") +
+               (kind == ReduceKind::Max ? "maximum" : "minimum") +
+               " which has no identity");
     mlir::Location loc = location(operand.where());
+    // Nothing to reduce: the value itself, in the result's dtype.
+    if (axes.empty())
+      return wrap(materialize(operand, resultDType, shape, op));
+
     mlir::Value x = materialize(operand, compute, shape, op);
     auto resultType = tensorType(resultShape, compute);
     mlir::Value result;
@@ -714,19 +774,19 @@ public:
                                              axes, keepdims);
       break;
     }
-    if (kind != ReduceKind::Mean)
-      return wrap(result);
-    auto countAttr = mlir::DenseElementsAttr::get(
-        resultType, llvm::ArrayRef<mlir::Attribute>(scalarAttr(
-                        Operand::fromFloat(double(count), operand.where()),
-                        compute, op)));
-    mlir::Value divisor = mlir::pk::ConstantOp::create(builder, loc, countAttr);
-    mlir::Value quotient = mlir::pk::DivOp::create(builder, loc, result, divisor);
-    if (compute != dtype && isFloat(dtype))
-      quotient = mlir::pk::CastOp::create(builder, loc,
-                                          tensorType(resultShape, dtype),
-                                          quotient);
-    return wrap(quotient);
+    if (kind == ReduceKind::Mean) {
+      auto countAttr = mlir::DenseElementsAttr::get(
+          resultType, llvm::ArrayRef<mlir::Attribute>(scalarAttr(
+                          Operand::fromFloat(double(count), operand.where()),
+                          compute, op)));
+      mlir::Value divisor =
+          mlir::pk::ConstantOp::create(builder, loc, countAttr);
+      result = mlir::pk::DivOp::create(builder, loc, result, divisor);
+    }
+    if (compute != resultDType)
+      result = mlir::pk::CastOp::create(
+          builder, loc, tensorType(resultShape, resultDType), result);
+    return wrap(result);
   }
 
   Value absolute(const Operand &operand) {
@@ -745,9 +805,20 @@ public:
                " and values of shape " + formatShape(valueShape) +
                " cannot be broadcast together");
     DType dtype = resultType(a, b);
+    // np.where converts Python integers with a C cast: one the integer
+    // dtype cannot hold wraps (where arithmetic would raise).
+    auto converted = [&](const Operand &value) {
+      if (arrayType(value) || value.getKind() != Operand::Kind::Integer ||
+          !isInteger(dtype) || fitsIn(value.getInteger(), dtype))
+        return value;
+      unsigned bits = unsigned(itemSize(dtype)) * 8;
+      return Operand::fromInteger(
+          llvm::APInt(64, uint64_t(value.getInteger())).trunc(bits).getSExtValue(),
+          value.where());
+    };
     mlir::Value c = materialize(condition, DType::Bool, *shape, op);
-    mlir::Value t = materialize(a, dtype, *shape, op);
-    mlir::Value f = materialize(b, dtype, *shape, op);
+    mlir::Value t = materialize(converted(a), dtype, *shape, op);
+    mlir::Value f = materialize(converted(b), dtype, *shape, op);
     return wrap(mlir::pk::SelectOp::create(builder,
                                            location(condition.where()), c, t, f));
   }
@@ -812,7 +883,12 @@ public:
 
     DType dtype = resultType(lhs, rhs);
     // NumPy's bool @ bool is "any(a and b)": count in int64, test nonzero.
-    DType computeType = dtype == DType::Bool ? DType::I64 : dtype;
+    // float16 products accumulate in float32, rounded once (NumPy's
+    // half-precision dot), and so does bfloat16.
+    DType computeType = dtype == DType::Bool ? DType::I64
+                        : dtype == DType::F16 || dtype == DType::BF16
+                            ? DType::F32
+                            : dtype;
     mlir::Location loc = location(lhs.where());
     mlir::Value l = materialize(lhs, computeType, lhsTarget, op);
     mlir::Value r = materialize(rhs, computeType, rhsTarget, op);
@@ -854,6 +930,21 @@ public:
     Shape refShape(refType(ref).getShape().begin(),
                    refType(ref).getShape().end());
     ResolvedIndex part = resolveIndex(refShape, index, op);
+    // An integer per dimension names one element: NumPy assigns it a
+    // scalar, never an array (it has no dimension to drop or broadcast);
+    // for a boolean element, any one-element array (its truth value).
+    Shape valueShape = shapeOf(value);
+    bool oneElement = llvm::all_of(valueShape, [](int64_t d) { return d == 1; });
+    if (index.items.size() == refShape.size() &&
+        llvm::all_of(index.items,
+                     [](const IndexItem &item) { return item.isPosition(); }) &&
+        !valueShape.empty() &&
+        !(oneElement && *fromMlirType(refType(ref).getElementType()) == DType::Bool))
+      fail(value.where(), op,
+           "setting an array element with a sequence: ref '" + argName(ref) +
+               "'[...] with an integer per dimension is one element, but the "
+               "value has shape " +
+               formatShape(valueShape));
     mlir::Value stored = storable(ref, value, part.shape,
                                   "a slice of ref '" + argName(ref) + "'", op);
     mlir::Location loc = location(value.where());
@@ -875,6 +966,23 @@ public:
         source, part.offsets, part.sizes, part.strides));
   }
 
+  /// `value` (a traced value or a constant array) with leading dimensions
+  /// of size 1 dropped, down to `shape`.
+  Operand withShape(const Operand &value, const Shape &shape) {
+    if (value.getKind() == Operand::Kind::Array) {
+      const Operand::ConstantArray &array = value.getArray();
+      return Operand::fromArray(array.dtype, shape, array.bytes, value.where());
+    }
+    mlir::Value source = value.getValue().ir();
+    Shape sourceShape = shapeOf(source);
+    size_t rank = sourceShape.size();
+    llvm::SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+    mlir::Value part = mlir::pk::ExtractSliceOp::create(
+        builder, location(value.where()), tensorType(shape, dtypeOf(source)),
+        source, offsets, sourceShape, strides);
+    return Operand(wrap(part), value.where());
+  }
+
   /// `value` checked and converted for a store into `target` (a part of
   /// ref `index` with shape `targetShape`).
   mlir::Value storable(unsigned index, const Operand &value,
@@ -886,6 +994,15 @@ public:
       checkOpen(op, value.where());
     mlir::pk::RefType ref = refType(index);
     Shape valueShape = shapeOf(value);
+    // NumPy's assignment drops leading dimensions of size 1 that the target
+    // lacks (a (1, 3) value fits a (3,) slice).
+    if (valueShape.size() > targetShape.size() &&
+        llvm::all_of(llvm::ArrayRef<int64_t>(valueShape)
+                         .take_front(valueShape.size() - targetShape.size()),
+                     [](int64_t dim) { return dim == 1; })) {
+      Shape kept(valueShape.end() - targetShape.size(), valueShape.end());
+      return storable(index, withShape(value, kept), targetShape, target, op);
+    }
     // `o[...] = v` broadcasts v to o's shape, never the other way round.
     if (!broadcastsTo(valueShape, targetShape))
       fail(value.where(), op,
@@ -897,10 +1014,7 @@ public:
     // number -> bool behind the user's back.
     DType refDType = *fromMlirType(ref.getElementType());
     std::optional<DType> valueType = arrayType(value);
-    DType from = valueType ? *valueType
-                 : value.getKind() == Operand::Kind::Float   ? DType::F64
-                 : value.getKind() == Operand::Kind::Integer ? DType::I64
-                                                             : DType::Bool;
+    DType from = valueType ? *valueType : weakType(value);
     if (!canCastSameKind(from, refDType))
       fail(value.where(), op,
            "cannot store " + quoted(from) + " values into ref '" +
@@ -1169,26 +1283,26 @@ Value pow(const Operand &base, const Operand &exponent) {
   return TraceState::owner({&base, &exponent}, "power").power(base, exponent);
 }
 
-static Value reduce(int kind, const Operand &value, std::vector<int64_t> axes,
+static Value reduce(int kind, const Operand &value, const Axes &axes,
                     bool keepdims) {
   if (value.getKind() != Operand::Kind::Value)
     throw TraceError("reduce: reductions take a traced value", value.where(),
                      TraceError::Category::Type);
   return TraceState::owner({&value}, "reduce")
-      .reduce(TraceState::ReduceKind(kind), value, std::move(axes), keepdims);
+      .reduce(TraceState::ReduceKind(kind), value, axes.get(), keepdims);
 }
 
-Value sum(const Operand &value, std::vector<int64_t> axes, bool keepdims) {
-  return reduce(0, value, std::move(axes), keepdims);
+Value sum(const Operand &value, const Axes &axes, bool keepdims) {
+  return reduce(0, value, axes, keepdims);
 }
-Value amax(const Operand &value, std::vector<int64_t> axes, bool keepdims) {
-  return reduce(1, value, std::move(axes), keepdims);
+Value amax(const Operand &value, const Axes &axes, bool keepdims) {
+  return reduce(1, value, axes, keepdims);
 }
-Value amin(const Operand &value, std::vector<int64_t> axes, bool keepdims) {
-  return reduce(2, value, std::move(axes), keepdims);
+Value amin(const Operand &value, const Axes &axes, bool keepdims) {
+  return reduce(2, value, axes, keepdims);
 }
-Value mean(const Operand &value, std::vector<int64_t> axes, bool keepdims) {
-  return reduce(3, value, std::move(axes), keepdims);
+Value mean(const Operand &value, const Axes &axes, bool keepdims) {
+  return reduce(3, value, axes, keepdims);
 }
 
 Value abs(const Operand &value) {

@@ -6,6 +6,7 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -36,6 +37,8 @@ void mlir::pk::buildPkBufferizationPipeline(OpPassManager &pm) {
   // Elementwise updates of a ref compute into it; computations write
   // straight into the `restrict` destinations.
   pm.addNestedPass<func::FuncOp>(createPkComputeInPlace());
+  // Stores of the kernel's arrays after every read of their old contents.
+  pm.addNestedPass<func::FuncOp>(createPkOrderRefWrites());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -54,6 +57,13 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   PkLowerLinalgToLoopsOptions loops;
   loops.parallelThreshold = options.parallelThreshold;
   pm.addNestedPass<func::FuncOp>(createPkLowerLinalgToLoops(loops));
+  // bfloat16 arithmetic in float32, and conversions to the 16-bit floats
+  // without compiler-rt helpers (which a JIT'd kernel may not find).
+  arith::ArithEmulateUnsupportedFloatsOptions bf16InF32;
+  bf16InF32.sourceTypeStrs = {"bf16"};
+  bf16InF32.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16InF32));
+  pm.addPass(createPkExpandNarrowFloatConversions());
   pm.addPass(createConvertSCFToOpenMPPass());
   // The OpenMP loop bodies sit in memref.alloca_scope ops; the canonicalizer
   // inlines those without allocas. Left in place they become stacksave /

@@ -24,29 +24,46 @@ dtypes run the compiled code directly.
 import inspect
 from collections import namedtuple
 
-from . import _picokernel
 import operator
 
-from ._picokernel import (
-    Ref,
-    Value,
-    ceil,
-    cos,
-    erf,
-    exp,
-    expm1,
-    floor,
-    log,
-    log1p,
-    maximum,
-    minimum,
-    rsqrt,
-    sigmoid,
-    sin,
-    sqrt,
-    tanh,
-    where,
-)
+import numpy as np
+
+from . import _interpreter, _picokernel
+from ._picokernel import Ref, Value
+
+
+def _traced_or_numpy(name, traced, numpy_function):
+    """picokernel.<name>: traced on traced values; on NumPy arrays (a kernel
+    run by NumPy, see _interpreter) the NumPy function."""
+
+    def function(*args):
+        if any(isinstance(arg, Value) for arg in args):
+            return traced(*args)
+        return numpy_function(*args)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = traced.__doc__
+    return function
+
+
+_pk = _picokernel
+where = _traced_or_numpy("where", _pk.where, np.where)
+maximum = _traced_or_numpy("maximum", _pk.maximum, np.maximum)
+minimum = _traced_or_numpy("minimum", _pk.minimum, np.minimum)
+exp = _traced_or_numpy("exp", _pk.exp, np.exp)
+log = _traced_or_numpy("log", _pk.log, np.log)
+log1p = _traced_or_numpy("log1p", _pk.log1p, np.log1p)
+expm1 = _traced_or_numpy("expm1", _pk.expm1, np.expm1)
+sqrt = _traced_or_numpy("sqrt", _pk.sqrt, np.sqrt)
+rsqrt = _traced_or_numpy("rsqrt", _pk.rsqrt, _interpreter.rsqrt)
+tanh = _traced_or_numpy("tanh", _pk.tanh, np.tanh)
+sin = _traced_or_numpy("sin", _pk.sin, np.sin)
+cos = _traced_or_numpy("cos", _pk.cos, np.cos)
+floor = _traced_or_numpy("floor", _pk.floor, np.floor)
+ceil = _traced_or_numpy("ceil", _pk.ceil, np.ceil)
+sigmoid = _traced_or_numpy("sigmoid", _pk.sigmoid, _interpreter.sigmoid)
+erf = _traced_or_numpy("erf", _pk.erf, _interpreter.erf)
+del _pk
 
 __all__ = [
     "ceil",

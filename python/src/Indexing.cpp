@@ -88,7 +88,8 @@ std::optional<Index> toIndex(nb::handle key, size_t rank) {
     whole = whole && isWholeSlice;
     resolved.push_back(converted);
   }
-  if (whole && resolved.size() <= rank)
+  // `x[()]` of a 0-d array is its element (NumPy assigns it as one).
+  if (whole && resolved.size() <= rank && !(rank == 0 && count == 0))
     return std::nullopt;
   return Index(std::move(resolved), std::move(where));
 }

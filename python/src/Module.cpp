@@ -64,7 +64,7 @@ public:
     llvm::SmallVector<ArrayView, 8> views(count);
     llvm::SmallVector<int64_t, 64> dims;
     size_t totalDims = 0;
-    bool contiguous = true;
+    bool direct = true;
     for (size_t i = 0; i < count; ++i) {
       PyObject *object = args[i].ptr();
       if (!PyArray_Check(object))
@@ -92,9 +92,12 @@ public:
                            std::span<const int64_t>(dims.data() + start,
                                                     dims.size() - start),
                            {}, !PyArray_ISWRITEABLE(array)};
-      contiguous &= bool(PyArray_IS_C_CONTIGUOUS(array));
+      // Compiled code reads native, aligned, C-contiguous arrays; others
+      // (strided, Fortran-order, byte-swapped, misaligned) run on copies.
+      direct &= PyArray_IS_C_CONTIGUOUS(array) && PyArray_ISNOTSWAPPED(array) &&
+                PyArray_ISALIGNED(array);
     }
-    if (!contiguous)
+    if (!direct)
       return callOnCopies(args);
     try {
       nb::gil_scoped_release release;
@@ -182,44 +185,84 @@ private:
     return text;
   }
 
-  /// NumPy's answer for non-contiguous or partially overlapping arrays:
-  /// run on contiguous copies (one per distinct array object), then copy
-  /// back into the arrays the kernel writes.
+  /// NumPy's answer for arrays the compiled code cannot take as they are
+  /// (strided, byte-swapped, misaligned, partially overlapping): arguments
+  /// that view the same memory the same way are one array; the kernel runs
+  /// on a native C-contiguous copy of each, and the copies it writes are
+  /// copied back. When two different views overlap and one is written, no
+  /// copying keeps the order of their loads and stores: NumPy runs the
+  /// kernel on the arrays themselves (picokernel._interpreter).
   void callOnCopies(nb::args args) {
     nb::object numpy = nb::module_::import_("numpy");
-    nb::list copies;
-    std::vector<size_t> copyOf;
-    nb::list originals;
+    std::vector<size_t> groupOf;
+    std::vector<nb::handle> groups; // one argument per group
     for (size_t i = 0; i < args.size(); ++i) {
-      size_t found = originals.size();
-      for (size_t j = 0; j < originals.size(); ++j)
-        if (originals[j].is(args[i]))
-          found = j;
-      if (found == originals.size()) {
-        originals.append(args[i]);
-        copies.append(numpy.attr("array")(args[i], nb::arg("copy") = true,
-                                           nb::arg("order") = "C"));
-      }
-      copyOf.push_back(found);
+      size_t found = groups.size();
+      for (size_t g = 0; g < groups.size() && found == groups.size(); ++g)
+        if (sameView(args[i], groups[g]))
+          found = g;
+      if (found == groups.size())
+        groups.push_back(args[i]);
+      groupOf.push_back(found);
+    }
+    nb::list copies;
+    for (nb::handle array : groups) {
+      nb::object dtype = array.attr("dtype").attr("newbyteorder")("=");
+      copies.append(numpy.attr("array")(array, nb::arg("dtype") = dtype,
+                                         nb::arg("copy") = true,
+                                         nb::arg("order") = "C"));
     }
     nb::list arguments;
     for (size_t i = 0; i < args.size(); ++i)
-      arguments.append(copies[copyOf[i]]);
+      arguments.append(copies[groupOf[i]]);
     nb::args copied = nb::borrow<nb::args>(nb::tuple(arguments));
     std::vector<bool> written = writtenOf(copied);
-    for (size_t i = 0; i < args.size(); ++i)
+    std::vector<bool> groupWritten(groups.size(), false);
+    for (size_t i = 0; i < args.size(); ++i) {
       if (written[i] && !PyArray_ISWRITEABLE((PyArrayObject *)args[i].ptr()))
         throw nb::value_error(("argument '" + paramNames[i] +
                                "' is read-only, but kernel '" + name() +
                                "' writes to it")
                                   .c_str());
+      groupWritten[groupOf[i]] = groupWritten[groupOf[i]] || written[i];
+    }
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (size_t h = 0; h < g; ++h)
+        if ((groupWritten[g] || groupWritten[h]) &&
+            mayOverlap(numpy, groups[g], groups[h])) {
+          nb::module_::import_("picokernel._interpreter")
+              .attr("run")(function, paramNames, args);
+          return;
+        }
     call(copied);
-    std::vector<bool> copiedBack(originals.size(), false);
-    for (size_t i = 0; i < args.size(); ++i)
-      if (written[i] && !copiedBack[copyOf[i]]) {
-        numpy.attr("copyto")(args[i], copies[copyOf[i]]);
-        copiedBack[copyOf[i]] = true;
-      }
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (groupWritten[g])
+        numpy.attr("copyto")(groups[g], copies[g]);
+  }
+
+  /// Whether two arrays are the same view of the same memory (the kernel
+  /// sees one array).
+  static bool sameView(nb::handle a, nb::handle b) {
+    auto *x = (PyArrayObject *)a.ptr(), *y = (PyArrayObject *)b.ptr();
+    int rank = PyArray_NDIM(x);
+    return a.is(b) ||
+           (PyArray_DATA(x) == PyArray_DATA(y) && rank == PyArray_NDIM(y) &&
+            PyArray_EquivTypes(PyArray_DESCR(x), PyArray_DESCR(y)) &&
+            std::equal(PyArray_DIMS(x), PyArray_DIMS(x) + rank,
+                       PyArray_DIMS(y)) &&
+            std::equal(PyArray_STRIDES(x), PyArray_STRIDES(x) + rank,
+                       PyArray_STRIDES(y)));
+  }
+
+  /// Whether two arrays share memory (when NumPy cannot tell cheaply, they
+  /// are taken to).
+  static bool mayOverlap(nb::handle numpy, nb::handle a, nb::handle b) {
+    try {
+      return nb::cast<bool>(
+          numpy.attr("shares_memory")(a, b, nb::arg("max_work") = 4096));
+    } catch (nb::python_error &) {
+      return true; // numpy.exceptions.TooHardError
+    }
   }
 
   std::vector<bool> writtenOf(nb::args args) {
@@ -338,6 +381,16 @@ void translateErrors(const std::exception_ptr &error, void *) {
       type = PyExc_OverflowError;
     else if (e.category() == TraceError::Category::Index)
       type = PyExc_IndexError;
+    if (e.category() == TraceError::Category::Axis) {
+      // numpy.exceptions.AxisError: a ValueError and an IndexError.
+      nb::object numpy = nb::module_::import_("numpy");
+      nb::object axisError = (nb::hasattr(numpy, "exceptions")
+                                  ? numpy.attr("exceptions")
+                                  : numpy) // NumPy < 1.25
+                                 .attr("AxisError");
+      PyErr_SetObject(axisError.ptr(), nb::str(e.what()).ptr());
+      return;
+    }
     PyErr_SetString(type, e.what());
   } catch (const ArgumentError &e) {
     PyErr_SetString(PyExc_ValueError, e.what());

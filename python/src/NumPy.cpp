@@ -50,7 +50,8 @@ nb::object toNumPy(DType dtype) {
   nb::object numpy = nb::module_::import_("numpy");
   if (dtype == DType::BF16)
     return numpy.attr("dtype")(nb::module_::import_("ml_dtypes").attr("bfloat16"));
-  return numpy.attr("dtype")(std::string(dtypeName(dtype)));
+  std::string_view name = dtypeName(dtype);
+  return numpy.attr("dtype")(nb::str(name.data(), name.size()));
 }
 
 } // namespace pk::python

@@ -39,8 +39,9 @@ namespace {
 
 /// An ndarray's elements as bytes in row-major order.
 Operand arrayOperand(PyArrayObject *array, DType dtype, SourceLoc where) {
-  nb::object owned = nb::steal(PyArray_FromAny(
-      (PyObject *)array, nullptr, 0, 0, NPY_ARRAY_C_CONTIGUOUS, nullptr));
+  nb::object owned = nb::steal(PyArray_CheckFromAny(
+      (PyObject *)array, nullptr, 0, 0,
+      NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_NOTSWAPPED, nullptr));
   if (!owned.is_valid())
     throw nb::python_error();
   auto *contiguous = (PyArrayObject *)owned.ptr();
@@ -112,12 +113,6 @@ std::optional<Operand> toOperand(nb::handle object) {
 
 namespace {
 
-nb::tuple shapeTuple(const Shape &shape) {
-  nb::list dims;
-  for (int64_t dim : shape)
-    dims.append(dim);
-  return nb::tuple(dims);
-}
 
 using BinaryFn = Value (*)(const Operand &, const Operand &);
 
@@ -130,6 +125,40 @@ nb::object binary(const Value &self, nb::handle other) {
     return nb::borrow(Py_NotImplemented);
   Operand value(self, operand->where());
   return nb::cast(reflected ? fn(*operand, value) : fn(value, *operand));
+}
+
+nb::tuple shapeTuple(const Shape &shape) {
+  nb::list dims;
+  for (int64_t dim : shape)
+    dims.append(dim);
+  return nb::tuple(dims);
+}
+
+/// `self op= other`, as NumPy's in-place operators on an array (a loaded
+/// value is one): `self op other` must keep self's shape, and is converted
+/// back to self's dtype where same_kind casting allows (NumPy's ufuncs
+/// writing to out=self).
+nb::object inPlace(BinaryFn fn, const char *ufunc, const Value &self,
+                   nb::handle other) {
+  std::optional<Operand> operand = toOperand(other);
+  if (!operand)
+    return nb::borrow(Py_NotImplemented);
+  SourceLoc where = operand->where();
+  Value result = fn(Operand(self, where), *operand);
+  if (result.shape() != self.shape())
+    raise(PyExc_ValueError,
+          where.str() + ": error: non-broadcastable output operand with "
+                        "shape " +
+              nb::cast<std::string>(nb::repr(shapeTuple(self.shape()))) +
+              " doesn't match the broadcast shape " +
+              nb::cast<std::string>(nb::repr(shapeTuple(result.shape()))));
+  if (!canCastSameKind(result.dtype(), self.dtype()))
+    raise(PyExc_TypeError,
+          where.str() + ": error: Cannot cast ufunc '" + ufunc +
+              "' output from " + std::string(dtypeName(result.dtype())) +
+              " to " + std::string(dtypeName(self.dtype())) +
+              " with casting rule 'same_kind'");
+  return nb::cast(cast(Operand(result, where), self.dtype()));
 }
 
 Value add(const Operand &a, const Operand &b) { return a + b; }
@@ -148,23 +177,20 @@ Value greaterEqual(const Operand &a, const Operand &b) { return a >= b; }
 Value equal(const Operand &a, const Operand &b) { return a == b; }
 Value notEqual(const Operand &a, const Operand &b) { return a != b; }
 
-/// NumPy's `axis` argument: None (all), an int, or a sequence of ints.
-std::vector<int64_t> axesOf(nb::handle axis) {
-  std::vector<int64_t> axes;
+/// NumPy's `axis` argument: None (every axis), an int, or a sequence of
+/// ints (an empty one reduces nothing).
+Axes axesOf(nb::handle axis) {
   if (axis.is_none())
-    return axes;
-  if (PyLong_Check(axis.ptr())) {
-    axes.push_back(nb::cast<int64_t>(axis));
-    return axes;
-  }
+    return Axes();
+  if (PyLong_Check(axis.ptr()))
+    return Axes(nb::cast<int64_t>(axis));
+  std::vector<int64_t> axes;
   for (nb::handle item : axis)
     axes.push_back(nb::cast<int64_t>(item));
-  if (axes.empty())
-    raise(PyExc_ValueError, "an empty axis tuple reduces nothing");
-  return axes;
+  return Axes(std::move(axes));
 }
 
-using ReduceFn = Value (*)(const Operand &, std::vector<int64_t>, bool);
+using ReduceFn = Value (*)(const Operand &, const Axes &, bool);
 
 template <ReduceFn fn> Value reduction(const Value &v, nb::handle axis,
                                        bool keepdims) {
@@ -226,6 +252,34 @@ void bindTracing(nb::module_ &m) {
           .def("__rtruediv__", binary<divide, true>)
           .def("__floordiv__", binary<pk::floorDivide, false>)
           .def("__rfloordiv__", binary<pk::floorDivide, true>)
+          .def("__iadd__",
+               [](const Value &v, nb::handle other) {
+                 return inPlace(add, "add", v, other);
+               })
+          .def("__isub__",
+               [](const Value &v, nb::handle other) {
+                 return inPlace(subtract, "subtract", v, other);
+               })
+          .def("__imul__",
+               [](const Value &v, nb::handle other) {
+                 return inPlace(multiply, "multiply", v, other);
+               })
+          .def("__itruediv__",
+               [](const Value &v, nb::handle other) {
+                 return inPlace(divide, "divide", v, other);
+               })
+          .def("__ifloordiv__",
+               [](const Value &v, nb::handle other) {
+                 return inPlace(pk::floorDivide, "floor_divide", v, other);
+               })
+          .def("__imod__",
+               [](const Value &v, nb::handle other) {
+                 return inPlace(remainder, "remainder", v, other);
+               })
+          .def("__ipow__",
+               [](const Value &v, nb::handle other) {
+                 return inPlace(power, "power", v, other);
+               })
           .def("__mod__", binary<remainder, false>)
           .def("__rmod__", binary<remainder, true>)
           .def("__matmul__", binary<matrixMultiply, false>)
@@ -250,7 +304,15 @@ void bindTracing(nb::module_ &m) {
                [](const Value &v) { return abs(Operand(v, pythonLocation())); })
           .def("__neg__",
                [](const Value &v) { return -Operand(v, pythonLocation()); })
-          .def("__pos__", [](const Value &v) { return v; })
+          .def("__pos__",
+               [](const Value &v) {
+                 if (v.dtype() == DType::Bool)
+                   throw nb::type_error(
+                       "ufunc 'positive' did not contain a loop with "
+                       "signature matching types bool (NumPy has no unary + "
+                       "for booleans)");
+                 return v;
+               })
           .def("__bool__", [](const Value &) -> bool { notConcrete("a bool"); })
           .def("__float__",
                [](const Value &) -> double { notConcrete("a float"); })

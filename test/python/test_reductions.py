@@ -90,14 +90,16 @@ def test_axis_errors():
     def k(x_ref, o_ref):
         o_ref[...] = x_ref[...].sum(axis=2)
 
-    with pytest.raises(ValueError, match="axis 2 is out of bounds for an array of dimension 2"):
+    # NumPy's AxisError (a ValueError and an IndexError), with its message.
+    with pytest.raises(np.exceptions.AxisError,
+                       match="axis 2 is out of bounds for array of dimension 2"):
         k(np.ones((2, 3)), np.ones(2))
 
     @picokernel.kernel
     def twice(x_ref, o_ref):
         o_ref[...] = x_ref[...].sum(axis=(1, -1))
 
-    with pytest.raises(ValueError, match="axis 1 is repeated"):
+    with pytest.raises(ValueError, match="duplicate value in 'axis'"):
         twice(np.ones((2, 3)), np.ones(2))
 
     @picokernel.kernel

@@ -58,6 +58,11 @@ std::optional<DType> fromMlirType(mlir::Type type);
 /// and float16 with bfloat16 is float32.
 DType promoteTypes(DType a, DType b);
 
+/// NumPy's can_cast(from, to, "same_kind"): bool to anything, within the
+/// integers, integers to floats, within the floats (how stores and
+/// in-place operators convert).
+bool canCastSameKind(DType from, DType to);
+
 using Shape = std::vector<int64_t>;
 
 /// NumPy broadcasting of two shapes, or nothing if they are incompatible.

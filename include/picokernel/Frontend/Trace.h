@@ -67,8 +67,9 @@ class TraceError : public std::runtime_error {
 public:
   /// What kind of rule was broken, as Python would classify it: shapes and
   /// values (ValueError), types and operations (TypeError), a number that
-  /// does not fit (OverflowError).
-  enum class Category { Value, Type, Overflow, Index };
+  /// does not fit (OverflowError), a position out of bounds (IndexError),
+  /// an axis out of bounds (NumPy's AxisError, both of the last two).
+  enum class Category { Value, Type, Overflow, Index, Axis };
 
   TraceError(const std::string &message, SourceLoc where,
              Category category = Category::Value);
@@ -387,18 +388,33 @@ inline Value sigmoid(const Operand &x) {
 /// multiply (as jax.numpy and numexpr do; within 2 ulp of pow).
 Value pow(const Operand &base, const Operand &exponent);
 
-/// NumPy's reductions over `axes` (all axes when empty; negative axes count
-/// from the end), keeping reduced dimensions with size 1 if `keepdims`.
-/// As in NumPy, sum accumulates booleans and integers in int64 and mean
-/// returns float64 for them.
-Value sum(const Operand &value, std::vector<int64_t> axes = {},
-          bool keepdims = false);
-Value amax(const Operand &value, std::vector<int64_t> axes = {},
-           bool keepdims = false);
-Value amin(const Operand &value, std::vector<int64_t> axes = {},
-           bool keepdims = false);
-Value mean(const Operand &value, std::vector<int64_t> axes = {},
-           bool keepdims = false);
+/// The axes of a reduction, negative ones counting from the end: every
+/// axis by default (`{}` too), one (`-1`) or a list (`{0, 2}`); an empty
+/// list (`pk::Axes::none()`, NumPy's `axis=()`) reduces nothing.
+class Axes {
+public:
+  Axes() = default;
+  Axes(int64_t axis) : list(std::vector<int64_t>{axis}) {}
+  Axes(std::initializer_list<int64_t> axes) : list(axes) {}
+  Axes(std::vector<int64_t> axes) : list(std::move(axes)) {}
+  static Axes none() { return Axes(std::vector<int64_t>{}); }
+
+  /// The listed axes; nothing for every axis.
+  const std::optional<std::vector<int64_t>> &get() const { return list; }
+
+private:
+  std::optional<std::vector<int64_t>> list;
+};
+
+/// NumPy's reductions over `axes` (see Axes), keeping
+/// reduced dimensions with size 1 if `keepdims`. As in NumPy, sum
+/// accumulates booleans and integers in int64, mean returns float64 for
+/// them, float16 accumulates in float32, and max/min of an empty axis is a
+/// ValueError.
+Value sum(const Operand &value, const Axes &axes = {}, bool keepdims = false);
+Value amax(const Operand &value, const Axes &axes = {}, bool keepdims = false);
+Value amin(const Operand &value, const Axes &axes = {}, bool keepdims = false);
+Value mean(const Operand &value, const Axes &axes = {}, bool keepdims = false);
 
 /// NumPy's `lhs @ rhs` (1-D, 2-D and batched, batch dimensions broadcast).
 Value matmul(const Operand &lhs, const Operand &rhs);

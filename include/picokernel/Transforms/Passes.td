@@ -52,6 +52,64 @@ def PkComputeInPlace : Pass<"pk-compute-in-place", "::mlir::func::FuncOp"> {
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def PkOrderRefWrites : Pass<"pk-order-ref-writes", "::mlir::func::FuncOp"> {
+  let summary = "Write each array after every read of its old contents";
+  let description = [{
+    A kernel's loads are values: `t = r[...]; r[...] = 7; o[...] = t` gives
+    `o` the contents `r` had before the store, as NumPy does. After lowering,
+    each ref that is loaded is one `bufferization.to_tensor` of the caller's
+    array, and each store one `bufferization.materialize_in_destination`
+    into it. One-shot bufferization sees reads and writes of tensors, but
+    not that writing array `%r` changes what its `to_tensor` (and every value
+    bufferized in place onto it: a view, an insert, a folded copy) reads.
+
+    This pass moves the writes to the end of the function, ordered so that a
+    write into an array comes after every write whose source may read that
+    array's buffer (found through the bufferization interfaces' aliasing).
+    When the writes read each other's arrays in a cycle (`a[...] = b[...];
+    b[...] = a[...]`), one source is first copied into a new tensor
+    (`bufferization.alloc_tensor ... copy`), which breaks the cycle.
+
+    ```mlir
+    %t = bufferization.to_tensor %r restrict writable : memref<2xf32> to tensor<2xf32>
+    bufferization.materialize_in_destination %seven in writable %r
+    bufferization.materialize_in_destination %t in restrict writable %o
+    // becomes: the write into %o first, then the one into %r
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def PkExpandNarrowFloatConversions
+    : Pass<"pk-expand-narrow-float-conversions"> {
+  let summary = "Conversions to float16 and bfloat16 without runtime helpers";
+  let description = [{
+    LLVM lowers `fptrunc` from f64 to f16 or bf16, and from f32 to bf16 on
+    CPUs without AVX-512 BF16, to calls of compiler-rt helpers
+    (`__truncdfhf2`, `__truncdfbf2`, `__truncsfbf2`) that a JIT'd kernel may
+    not find and libgcc may not have. This pass leaves none:
+
+    - `arith.truncf` f64 -> f16 rounds to float32 *to odd* (truncation, with
+      the last bit set when anything was lost), then to float16: exactly
+      the correctly rounded result NumPy gives, since float32 carries more
+      than twice float16's precision.
+    - `arith.truncf` f64 -> bf16 goes through float32 rounded to nearest,
+      as ml_dtypes' bfloat16 does (NumPy's reference for that type).
+    - bf16 <-> f32 conversions become shifts and bit operations
+      (upstream `populateExpandBFloat16Patterns`).
+
+    Run it after `arith-emulate-unsupported-floats` has moved bf16
+    arithmetic to f32.
+
+    ```mlir
+    %h = arith.truncf %d : f64 to f16
+    // becomes: truncf to f32, a bit fix-up, truncf f32 to f16
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def PkCopyViewsWithLinalg : Pass<"pk-copy-views-with-linalg",
                                  "::mlir::func::FuncOp"> {
   let summary = "Copies from or into memref views become linalg.copy";

@@ -261,10 +261,11 @@ Value log1pBody(OpBuilder &b, Location loc, ValueRange args, Type type) {
       b, loc, type,
       b.getFloatAttr(type, std::numeric_limits<double>::infinity()));
   Value u = arith::AddFOp::create(b, loc, one, x);
-  // log(u) * x / (u - 1); exact x where 1 + x rounds to 1, log(u) at +inf.
-  Value corrected = arith::DivFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u), x),
-      arith::SubFOp::create(b, loc, u, one));
+  // log(u) * (x / (u - 1)); exact x where 1 + x rounds to 1, log(u) at +inf.
+  // The ratio is about 1, so the product cannot overflow for large x.
+  Value corrected = arith::MulFOp::create(
+      b, loc, math::LogOp::create(b, loc, u),
+      arith::DivFOp::create(b, loc, x, arith::SubFOp::create(b, loc, u, one)));
   Value uIsOne =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one);
   Value uIsInfinite =
@@ -306,6 +307,21 @@ Value sigmoidBody(OpBuilder &b, Location loc, ValueRange args, Type element) {
   Value exp = math::ExpOp::create(b, loc, negated);
   Value sum = arith::AddFOp::create(b, loc, one, exp);
   return arith::DivFOp::create(b, loc, one, sum);
+}
+
+/// A float body computed in float32 for float16 and bfloat16 operands and
+/// rounded once, as NumPy computes its half-precision math functions: a
+/// body of several operations rounding to 11 (or 8) bits at every step
+/// loses most of them (float16 expm1(1e-3) came out 9.78e-4).
+template <Value (*body)(OpBuilder &, Location, ValueRange, Type)>
+Value inFloat32(OpBuilder &b, Location loc, ValueRange args, Type element) {
+  if (!element.isF16() && !element.isBF16())
+    return body(b, loc, args, element);
+  Type f32 = b.getF32Type();
+  SmallVector<Value> wide;
+  for (Value arg : args)
+    wide.push_back(arith::ExtFOp::create(b, loc, f32, arg));
+  return arith::TruncFOp::create(b, loc, element, body(b, loc, wide, f32));
 }
 
 /// Floor division and its remainder with NumPy's results: `quotient` is
@@ -642,12 +658,23 @@ struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
 
 /// A pk slice as tensor slices see it: strides are positive there, so a
 /// dimension with a negative stride reads the same elements starting from
-/// its other end, and is reversed separately.
+/// its other end, and is reversed separately. The tensor slice keeps every
+/// dimension (`sizes`); the dimensions pk drops are reshaped away on their
+/// own, because rank-reducing slices of strided views can be ambiguous
+/// about which unit dimension they drop (MLIR 22's SubViewOp::getDroppedDims
+/// crashed on `o[0, ::2, :]` of a (1, 13, 1) array).
 struct ForwardSlice {
   SmallVector<OpFoldResult> offsets, sizes, strides;
   /// For each dimension of the slice value (after dropped dimensions), the
   /// number of elements when it walks backwards, or 0.
   SmallVector<int64_t> reversedSizes;
+  /// The full-rank tensor type of the slice.
+  RankedTensorType fullType;
+  /// How the full-rank dimensions group into the slice value's dimensions
+  /// (each dropped unit dimension joins a kept neighbour).
+  SmallVector<ReassociationIndices> reassociation;
+  bool dropsDimensions = false;
+
   bool anyReversed() const {
     return llvm::any_of(reversedSizes, [](int64_t size) { return size > 1; });
   }
@@ -655,24 +682,36 @@ struct ForwardSlice {
 
 template <typename SliceOp>
 ForwardSlice forwardSlice(Builder &builder, SliceOp op,
-                          ArrayRef<int64_t> sliceShape) {
+                          RankedTensorType sliceType) {
   ForwardSlice slice;
+  ArrayRef<int64_t> sliceShape = sliceType.getShape();
   size_t kept = 0;
-  for (auto [offset, size, stride] :
-       llvm::zip_equal(op.getOffsets(), op.getSizes(), op.getStrides())) {
+  ReassociationIndices pending;
+  for (auto [d, offset, size, stride] : llvm::enumerate(
+           op.getOffsets(), op.getSizes(), op.getStrides())) {
     bool backwards = stride < 0 && size > 0;
+    pending.push_back(d);
     // Same greedy matching of kept dimensions as the verifier.
-    if (kept < sliceShape.size() && sliceShape[kept] == size)
-      slice.reversedSizes.push_back(backwards ? size : 0), ++kept;
+    if (kept < sliceShape.size() && sliceShape[kept] == size) {
+      slice.reversedSizes.push_back(backwards ? size : 0);
+      slice.reassociation.push_back(pending);
+      pending.clear();
+      ++kept;
+    }
     // An empty slice may start anywhere in pk; tensor slices want bounds.
     int64_t first = size == 0   ? 0
                     : backwards ? offset + (size - 1) * stride
                                 : offset;
-    int64_t step = size == 0 ? 1 : backwards ? -stride : stride;
+    int64_t step = size <= 1 ? 1 : backwards ? -stride : stride;
     slice.offsets.push_back(builder.getIndexAttr(first));
     slice.sizes.push_back(builder.getIndexAttr(size));
     slice.strides.push_back(builder.getIndexAttr(step));
   }
+  if (!pending.empty() && !slice.reassociation.empty())
+    llvm::append_range(slice.reassociation.back(), pending);
+  slice.dropsDimensions = sliceShape.size() != op.getSizes().size();
+  slice.fullType =
+      RankedTensorType::get(op.getSizes(), sliceType.getElementType());
   return slice;
 }
 
@@ -699,14 +738,17 @@ struct ExtractSliceLowering : public OpConversionPattern<ExtractSliceOp> {
   LogicalResult
   matchAndRewrite(ExtractSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    ForwardSlice slice = forwardSlice(rewriter, op, resultType.getShape());
+    ForwardSlice slice = forwardSlice(rewriter, op, resultType);
     Value result = tensor::ExtractSliceOp::create(
-        rewriter, op.getLoc(), resultType, adaptor.getSource(), slice.offsets,
+        rewriter, loc, slice.fullType, adaptor.getSource(), slice.offsets,
         slice.sizes, slice.strides);
+    if (slice.dropsDimensions)
+      result = tensor::CollapseShapeOp::create(rewriter, loc, resultType,
+                                               result, slice.reassociation);
     if (slice.anyReversed())
-      result =
-          reverseDimensions(rewriter, op.getLoc(), result, slice.reversedSizes);
+      result = reverseDimensions(rewriter, loc, result, slice.reversedSizes);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -718,12 +760,14 @@ struct InsertSliceLowering : public OpConversionPattern<InsertSliceOp> {
   LogicalResult
   matchAndRewrite(InsertSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    ForwardSlice slice =
-        forwardSlice(rewriter, op, op.getSource().getType().getShape());
+    Location loc = op.getLoc();
+    ForwardSlice slice = forwardSlice(rewriter, op, op.getSource().getType());
     Value source = adaptor.getSource();
     if (slice.anyReversed())
-      source =
-          reverseDimensions(rewriter, op.getLoc(), source, slice.reversedSizes);
+      source = reverseDimensions(rewriter, loc, source, slice.reversedSizes);
+    if (slice.dropsDimensions)
+      source = tensor::ExpandShapeOp::create(rewriter, loc, slice.fullType,
+                                             source, slice.reassociation);
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
         op, source, adaptor.getDest(), slice.offsets, slice.sizes,
         slice.strides);
@@ -880,23 +924,24 @@ void mlir::pk::populatePkToLinalgConversionPatterns(
           extremumBody<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>>,
       ElementwiseLowering<AbsOp, absBody>,
       ElementwiseLowering<SelectOp, selectBody>,
-      ElementwiseLowering<SigmoidOp, sigmoidBody>,
+      ElementwiseLowering<SigmoidOp, inFloat32<sigmoidBody>>,
       ReduceLowering<ReduceSumOp, Reduction::Sum>,
       ReduceLowering<ReduceMaxOp, Reduction::Max>,
       ReduceLowering<ReduceMinOp, Reduction::Min>,
-      ElementwiseLowering<ExpOp, mathBody<math::ExpOp>>,
-      ElementwiseLowering<LogOp, mathBody<math::LogOp>>,
-      ElementwiseLowering<Log1pOp, log1pBody>,
-      ElementwiseLowering<Expm1Op, expm1Body>,
+      ElementwiseLowering<ExpOp, inFloat32<mathBody<math::ExpOp>>>,
+      ElementwiseLowering<LogOp, inFloat32<mathBody<math::LogOp>>>,
+      ElementwiseLowering<Log1pOp, inFloat32<log1pBody>>,
+      ElementwiseLowering<Expm1Op, inFloat32<expm1Body>>,
       ElementwiseLowering<SqrtOp, mathBody<math::SqrtOp>>,
-      ElementwiseLowering<RsqrtOp, mathBody<math::RsqrtOp>>,
-      ElementwiseLowering<TanhOp, mathBody<math::TanhOp>>,
-      ElementwiseLowering<ErfOp, mathBody<math::ErfOp>>,
-      ElementwiseLowering<SinOp, mathBody<math::SinOp>>,
-      ElementwiseLowering<CosOp, mathBody<math::CosOp>>,
+      ElementwiseLowering<RsqrtOp, inFloat32<mathBody<math::RsqrtOp>>>,
+      ElementwiseLowering<TanhOp, inFloat32<mathBody<math::TanhOp>>>,
+      ElementwiseLowering<ErfOp, inFloat32<mathBody<math::ErfOp>>>,
+      ElementwiseLowering<SinOp, inFloat32<mathBody<math::SinOp>>>,
+      ElementwiseLowering<CosOp, inFloat32<mathBody<math::CosOp>>>,
       ElementwiseLowering<FloorOp, mathBody<math::FloorOp>>,
       ElementwiseLowering<CeilOp, mathBody<math::CeilOp>>,
-      ElementwiseLowering<PowOp, floatOrIntBody<math::PowFOp, math::PowFOp>>,
+      ElementwiseLowering<PowOp,
+                          inFloat32<floatOrIntBody<math::PowFOp, math::PowFOp>>>,
       ElementwiseLowering<LessOp, compareBody<arith::CmpFPredicate::OLT,
                                               arith::CmpIPredicate::slt,
                                               arith::CmpIPredicate::ult>>,

@@ -1,7 +1,9 @@
 // Math functions become math dialect ops in generic bodies; sigmoid is
 // 1 / (1 + exp(-x)); log1p and expm1 are built from log and exp with the
 // corrections that keep small arguments exact (not math.log1p/math.expm1,
-// which math-to-llvm and math-to-spirv expand as log(1 + x), exp(x) - 1).
+// which math-to-llvm and math-to-spirv expand as log(1 + x), exp(x) - 1);
+// log1p multiplies log(1 + x) by x / ((1 + x) - 1), a ratio near 1, so
+// that huge x does not overflow. float16 computes in float32.
 // RUN: pk-opt %s --convert-pk-to-linalg | FileCheck %s
 
 // CHECK-LABEL: func.func @math
@@ -11,9 +13,9 @@
 // CHECK: ^bb0(%[[L1P_X:.*]]: f32, %{{.*}}: f32):
 // CHECK: %[[U:.*]] = arith.addf %{{.*}}, %[[L1P_X]] : f32
 // CHECK: %[[LOG_U:.*]] = math.log %[[U]] : f32
-// CHECK: %[[PRODUCT:.*]] = arith.mulf %[[LOG_U]], %[[L1P_X]] : f32
 // CHECK: %[[U_MINUS_ONE:.*]] = arith.subf %[[U]], %{{.*}} : f32
-// CHECK: arith.divf %[[PRODUCT]], %[[U_MINUS_ONE]] : f32
+// CHECK: %[[RATIO:.*]] = arith.divf %[[L1P_X]], %[[U_MINUS_ONE]] : f32
+// CHECK: arith.mulf %[[LOG_U]], %[[RATIO]] : f32
 // CHECK: arith.select %{{.*}}, %[[L1P_X]], %{{.*}} : f32
 // CHECK-NOT: math.expm1
 // CHECK: ^bb0(%[[EM1_X:.*]]: f32, %{{.*}}: f32):
@@ -52,5 +54,19 @@ pk.kernel @math(%x: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
   %12 = pk.sigmoid %11 : tensor<4xf32>
   %13 = pk.pow %12, %0 : tensor<4xf32>
   pk.store %13, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+}
+
+// float16 math computes in float32 and rounds once, as NumPy's does.
+// CHECK-LABEL: func.func @half
+// CHECK: ^bb0(%[[H:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[H]] : f16 to f32
+// CHECK: math.exp %[[W]] : f32
+// CHECK: %[[R:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK-NEXT: linalg.yield %[[R]] : f16
+pk.kernel @half(%x: !pk.ref<4xf16>, %o: !pk.ref<4xf16>) {
+  %0 = pk.load %x : !pk.ref<4xf16> -> tensor<4xf16>
+  %1 = pk.expm1 %0 : tensor<4xf16>
+  pk.store %1, %o : tensor<4xf16> -> !pk.ref<4xf16>
   pk.return
 }

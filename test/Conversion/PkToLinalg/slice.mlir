@@ -1,6 +1,8 @@
 // Slices become tensor.extract_slice / tensor.insert_slice with positive
 // strides; a dimension walked backwards reads from its other end and is
-// reversed by a generic whose input map is `size - 1 - d`.
+// reversed by a generic whose input map is `size - 1 - d`. Tensor slices
+// keep every dimension: the ones an integer index drops are collapsed (or,
+// for an insert, expanded) by reshapes of their own.
 // RUN: pk-opt %s --convert-pk-to-linalg --split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @forward
@@ -20,7 +22,8 @@ pk.kernel @forward(%x: !pk.ref<4x8xf32>, %o: !pk.ref<2x4xf32>) {
 // read as the forward slice 1, 3, 5, 7 reversed.
 // CHECK-DAG: #[[REVERSED:.*]] = affine_map<(d0) -> (-d0 + 3)>
 // CHECK-LABEL: func.func @backward
-// CHECK: %[[S:.*]] = tensor.extract_slice %{{.*}}[3, 1] [1, 4] [1, 2] : tensor<4x8xf32> to tensor<4xf32>
+// CHECK: %[[F:.*]] = tensor.extract_slice %{{.*}}[3, 1] [1, 4] [1, 2] : tensor<4x8xf32> to tensor<1x4xf32>
+// CHECK: %[[S:.*]] = tensor.collapse_shape %[[F]] {{\[\[}}0, 1]] : tensor<1x4xf32> into tensor<4xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[REVERSED]], #{{.*}}], iterator_types = ["parallel"]} ins(%[[S]] : tensor<4xf32>)
 pk.kernel @backward(%x: !pk.ref<4x8xf32>, %o: !pk.ref<4xf32>) {
   %0 = pk.load %x : !pk.ref<4x8xf32> -> tensor<4x8xf32>
@@ -37,7 +40,8 @@ pk.kernel @backward(%x: !pk.ref<4x8xf32>, %o: !pk.ref<4xf32>) {
 // CHECK-SAME: (%[[V:.*]]: memref<4xi32>, %[[O:.*]]: memref<3x4xi32>)
 // CHECK: %[[OLD:.*]] = bufferization.to_tensor %[[O]] restrict writable
 // CHECK: %[[REV:.*]] = linalg.generic
-// CHECK: %[[NEW:.*]] = tensor.insert_slice %[[REV]] into %[[OLD]][1, 0] [1, 4] [1, 1] : tensor<4xi32> into tensor<3x4xi32>
+// CHECK: %[[ROW:.*]] = tensor.expand_shape %[[REV]] {{\[\[}}0, 1]] output_shape [1, 4] : tensor<4xi32> into tensor<1x4xi32>
+// CHECK: %[[NEW:.*]] = tensor.insert_slice %[[ROW]] into %[[OLD]][1, 0] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<3x4xi32>
 // CHECK: bufferization.materialize_in_destination %[[NEW]] in writable %[[O]]
 pk.kernel @insert(%v: !pk.ref<4xi32>, %o: !pk.ref<3x4xi32>) {
   %0 = pk.load %v : !pk.ref<4xi32> -> tensor<4xi32>

@@ -6,6 +6,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -14,6 +16,38 @@ using namespace mlir::pk;
 
 #define GET_OP_CLASSES
 #include "picokernel/Dialect/Pk/IR/PkOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Dialect-wide canonicalization
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// An array without elements has no values to compute: any side-effect-free
+/// pk operation (or a load) producing one is an empty constant. This keeps
+/// zero-size slices, reductions and arithmetic away from the loop and view
+/// machinery below, where empty dimensions are easy to get wrong.
+struct EmptyArraysAreConstants : public RewritePattern {
+  EmptyArraysAreConstants(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<PkDialect>(op->getDialect()) || isa<ConstantOp>(op) ||
+        op->getNumResults() != 1 || (!isPure(op) && !isa<LoadOp>(op)))
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || type.getNumElements() != 0)
+      return failure();
+    rewriter.replaceOpWithNewOp<ConstantOp>(
+        op, DenseElementsAttr::get(type, ArrayRef<Attribute>()));
+    return success();
+  }
+};
+} // namespace
+
+void PkDialect::getCanonicalizationPatterns(RewritePatternSet &results) const {
+  results.add<EmptyArraysAreConstants>(getContext());
+}
 
 //===----------------------------------------------------------------------===//
 // KernelOp
@@ -243,6 +277,9 @@ LogicalResult InsertSliceOp::verify() {
 }
 
 OpFoldResult InsertSliceOp::fold(FoldAdaptor) {
+  // Inserting no elements changes nothing.
+  if (getSource().getType().getNumElements() == 0)
+    return getDest();
   // Overwriting every element in order leaves nothing of the destination.
   if (getSource().getType() == getType() &&
       isWholeArray(getType().getShape(), getOffsets(), getSizes(),

@@ -41,6 +41,7 @@ def Pk_Dialect : Dialect {
   let cppNamespace = "::mlir::pk";
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     void registerTypes();
   }];
