@@ -693,8 +693,7 @@ public:
 
   /// NumPy's reductions. `axes` absent means every axis; an empty list
   /// reduces nothing (NumPy's `axis=()`: the value, converted as the
-  /// reduction would convert it). A 0-d value accepts axis 0 and -1, as
-  /// NumPy's reductions do.
+  /// reduction would convert it).
   Value reduce(ReduceKind kind, const Operand &operand,
                std::optional<std::vector<int64_t>> requested, bool keepdims) {
     static const char *names[] = {"sum", "max", "min", "mean"};
@@ -707,8 +706,10 @@ public:
         axes.push_back(d);
     } else {
       for (int64_t axis : *requested) {
-        if (rank == 0 && (axis == 0 || axis == -1))
-          continue; // NumPy's 0-d reductions take axis 0 and -1
+        // NumPy's sum, max and min of a 0-d array take axis 0 and -1 (its
+        // mean does not).
+        if (rank == 0 && (axis == 0 || axis == -1) && kind != ReduceKind::Mean)
+          continue;
         if (axis < -rank || axis >= rank)
           fail(operand.where(), op,
                "axis " + std::to_string(axis) +

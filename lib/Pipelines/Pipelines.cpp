@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -19,6 +20,20 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+
+/// Math on 16-bit floats and bfloat16 arithmetic in float32 (rounded back
+/// after each op, as NumPy computes them), and conversions to the 16-bit
+/// floats as plain instructions or bit operations: no compiler-rt helper
+/// (which a JIT'd kernel may not find) and no bf16 left for targets
+/// without it.
+static void addNarrowFloatEmulation(OpPassManager &pm) {
+  pm.addPass(math::createMathExtendToSupportedTypes());
+  arith::ArithEmulateUnsupportedFloatsOptions bf16InFloat32;
+  bf16InFloat32.sourceTypeStrs = {"bf16"};
+  bf16InFloat32.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16InFloat32));
+  pm.addPass(pk::createPkExpandNarrowFloatConversions());
+}
 
 void mlir::pk::buildPkToLinalgPipeline(OpPassManager &pm) {
   pm.addNestedPass<KernelOp>(createPkForwardStores());
@@ -59,11 +74,7 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createPkLowerLinalgToLoops(loops));
   // bfloat16 arithmetic in float32, and conversions to the 16-bit floats
   // without compiler-rt helpers (which a JIT'd kernel may not find).
-  arith::ArithEmulateUnsupportedFloatsOptions bf16InF32;
-  bf16InF32.sourceTypeStrs = {"bf16"};
-  bf16InF32.targetTypeStr = "f32";
-  pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16InF32));
-  pm.addPass(createPkExpandNarrowFloatConversions());
+  addNarrowFloatEmulation(pm);
   pm.addPass(createConvertSCFToOpenMPPass());
   // The OpenMP loop bodies sit in memref.alloca_scope ops; the canonicalizer
   // inlines those without allocas. Left in place they become stacksave /
@@ -93,6 +104,11 @@ void mlir::pk::buildPkCpuPipeline(OpPassManager &pm,
 
 void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
                                       const SpirvPipelineOptions &options) {
+  // SPIR-V for Vulkan has no bfloat16: its arithmetic runs in float32, its
+  // conversions as bit operations, and its arrays are stored as i16.
+  addNarrowFloatEmulation(pm);
+  pm.addPass(createPkStoreBF16AsI16());
+  pm.addNestedPass<func::FuncOp>(createPkParallelLoopsOutermost());
   pm.addNestedPass<func::FuncOp>(createPkAddUnitParallelLoop());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Loads and stores through views index the whole buffers instead: only
@@ -121,6 +137,9 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   pm.addPass(createConvertGPUToSPIRVPass());
   OpPassManager &spirvModule = pm.nest<spirv::ModuleOp>();
   spirvModule.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  PkIeeeFloatsForSpirvOptions ieee;
+  ieee.widths = options.specialFloatWidthsOrDefault();
+  spirvModule.addPass(createPkIeeeFloatsForSpirv(ieee));
   spirvModule.addPass(spirv::createSPIRVUpdateVCEPass());
   pm.addPass(createCanonicalizerPass());
 }

@@ -124,10 +124,12 @@ Value buildExactRemainder(OpBuilder &b, Location loc, Value x, Value y,
       b, loc, arith::UIToFPOp::create(b, loc, floatType, remainder), scale);
   Value result = math::CopySignOp::create(b, loc, magnitude, x);
   result = select(xIsSmaller, x, result);
-  // The NaN of C's fmod: (x * y) / (x * y) propagates NaN operands and
-  // makes the device's default NaN otherwise.
-  Value product = arith::MulFOp::create(b, loc, x, y);
-  Value nan = arith::DivFOp::create(b, loc, product, product);
+  // C's fmod is a NaN there: a quiet NaN constant (computing one, as
+  // (x * y) / (x * y), let Mesa's optimizer fold it away when y was 0).
+  Value nan = arith::ConstantOp::create(
+      b, loc, floatType,
+      b.getFloatAttr(floatType, APFloat::getQNaN(
+                                    cast<FloatType>(floatType).getFloatSemantics())));
   return select(isNaN, nan, result);
 }
 

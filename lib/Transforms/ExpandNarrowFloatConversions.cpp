@@ -80,12 +80,40 @@ struct TruncateF64ToHalf : public OpRewritePattern<arith::TruncFOp> {
   }
 };
 
+/// bf16 -> f64 through f32 (exact), so that the bf16 expansion sees f32.
+struct ExtendHalfToF64 : public OpRewritePattern<arith::ExtFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::ExtFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type from = getElementTypeOrSelf(op.getIn().getType());
+    Type to = getElementTypeOrSelf(op.getType());
+    if (!from.isBF16() || !to.isF64())
+      return failure();
+    Value wide = arith::ExtFOp::create(
+        rewriter, op.getLoc(),
+        withElement(op.getIn().getType(), rewriter.getF32Type()), op.getIn());
+    rewriter.replaceOpWithNewOp<arith::ExtFOp>(op, op.getType(), wide);
+    return success();
+  }
+};
+
 struct ExpandNarrowFloatConversionsPass
     : public mlir::pk::impl::PkExpandNarrowFloatConversionsBase<
           ExpandNarrowFloatConversionsPass> {
   void runOnOperation() override {
+    // arith-emulate-unsupported-floats marks its conversions `contract`,
+    // which lets extf(truncf(x)) fold to x: bf16 rounding between two
+    // emulated operations would be lost (NumPy rounds after each).
+    getOperation()->walk([](Operation *op) {
+      if (isa<arith::ExtFOp, arith::TruncFOp>(op))
+        if (auto flags = dyn_cast<arith::ArithFastMathInterface>(op))
+          op->setAttr(flags.getFastMathAttrName(),
+                      arith::FastMathFlagsAttr::get(
+                          op->getContext(), arith::FastMathFlags::none));
+    });
     RewritePatternSet patterns(&getContext());
-    patterns.add<TruncateF64ToHalf>(&getContext());
+    patterns.add<TruncateF64ToHalf, ExtendHalfToF64>(&getContext());
     arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

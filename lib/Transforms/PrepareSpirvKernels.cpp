@@ -42,10 +42,12 @@ struct PrepareSpirvKernelsPass
          spirv::Capability::Int16, spirv::Capability::Int64,
          spirv::Capability::Float16, spirv::Capability::Float64,
          spirv::Capability::StorageBuffer8BitAccess,
-         spirv::Capability::StorageBuffer16BitAccess},
+         spirv::Capability::StorageBuffer16BitAccess,
+         spirv::Capability::SignedZeroInfNanPreserve},
         {spirv::Extension::SPV_KHR_storage_buffer_storage_class,
          spirv::Extension::SPV_KHR_8bit_storage,
-         spirv::Extension::SPV_KHR_16bit_storage},
+         spirv::Extension::SPV_KHR_16bit_storage,
+         spirv::Extension::SPV_KHR_float_controls},
         context);
     module->setAttr(spirv::getTargetEnvAttrName(),
                     spirv::TargetEnvAttr::get(
@@ -77,7 +79,7 @@ struct PrepareSpirvKernelsPass
   static std::optional<spirv::Version> spirvVersionFor(StringRef vulkan) {
     return llvm::StringSwitch<std::optional<spirv::Version>>(vulkan)
         .Case("1.0", spirv::Version::V_1_0)
-        .Cases("1.1", "1.2", "1.3", spirv::Version::V_1_3)
+        .Cases({"1.1", "1.2", "1.3"}, spirv::Version::V_1_3)
         .Default(std::nullopt);
   }
 

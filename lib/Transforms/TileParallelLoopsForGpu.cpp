@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -30,6 +31,17 @@ struct TileParallelLoopsForGpuPass
     // reduction to a 0-d array) runs as a single thread: it is neither tiled
     // nor folded away below, or its body would fall back to the host.
     llvm::SmallPtrSet<Operation *, 4> singleThread;
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context), loopPatterns(context);
+    for (RegisteredOperationName op : context->getRegisteredOperations())
+      if (op.getTypeID() != TypeID::get<scf::ParallelOp>())
+        op.getCanonicalizationPatterns(patterns, context);
+    scf::ParallelOp::getCanonicalizationPatterns(loopPatterns, context);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    // Collapsed loops compute their bounds: fold them to constants.
+    if (collapseToThreeDimensions() &&
+        failed(applyPatternsGreedily(getOperation(), frozen)))
+      return signalPassFailure();
     for (scf::ParallelOp loop : outermostLoops()) {
       std::optional<SmallVector<int64_t>> extents = staticExtents(loop);
       if (extents && llvm::all_of(*extents, [](int64_t e) { return e == 1; }))
@@ -41,13 +53,6 @@ struct TileParallelLoopsForGpuPass
     // that the GPU conversion sees constant workgroup sizes. The parallel
     // loops' own canonicalizations (merging tiles, dropping unit dimensions)
     // apply to the tiled loops only.
-    MLIRContext *context = &getContext();
-    RewritePatternSet patterns(context), loopPatterns(context);
-    for (RegisteredOperationName op : context->getRegisteredOperations())
-      if (op.getTypeID() != TypeID::get<scf::ParallelOp>())
-        op.getCanonicalizationPatterns(patterns, context);
-    scf::ParallelOp::getCanonicalizationPatterns(loopPatterns, context);
-    FrozenRewritePatternSet frozen(std::move(patterns));
     SmallVector<Operation *> tiled;
     for (scf::ParallelOp loop : outermostLoops())
       if (!singleThread.contains(loop))
@@ -70,14 +75,30 @@ struct TileParallelLoopsForGpuPass
     return loops;
   }
 
+  /// A grid has three dimensions: a loop over more has its leading ones
+  /// linearized into one (arrays of rank 4 and up).
+  bool collapseToThreeDimensions() {
+    IRRewriter rewriter(&getContext());
+    bool collapsed = false;
+    for (scf::ParallelOp loop : outermostLoops()) {
+      unsigned rank = loop.getNumLoops();
+      if (rank <= 3)
+        continue;
+      collapsed = true;
+      std::vector<unsigned> leading;
+      for (unsigned d = 0; d + 2 < rank; ++d)
+        leading.push_back(d);
+      rewriter.setInsertionPoint(loop);
+      collapseParallelLoops(rewriter, loop,
+                                 {leading, {rank - 2}, {rank - 1}});
+    }
+    return collapsed;
+  }
+
   LogicalResult tile(scf::ParallelOp loop) {
     std::optional<SmallVector<int64_t>> extents = staticExtents(loop);
     if (!extents)
       return loop.emitOpError("needs static bounds and steps to map to a GPU");
-    if (loop.getNumLoops() > 3)
-      return loop.emitOpError("has ")
-             << loop.getNumLoops()
-             << " parallel dimensions; at most 3 map to a GPU grid";
     SmallVector<int64_t> tiles(loop.getNumLoops(), 1);
     tiles.back() =
         std::max<int64_t>(1, std::min<int64_t>(workgroupSize, extents->back()));

@@ -3,7 +3,7 @@
 
 // Two outlined kernels end up in one gpu.module; launches follow them; each
 // kernel gets the entry-point ABI of its block size; the module the target.
-// CHECK: module attributes {gpu.container_module, spirv.target_env = #spirv.target_env<#spirv.vce<v1.3, [Shader, Int8, Int16, Int64, Float16, Float64, StorageBuffer8BitAccess, StorageBuffer16BitAccess]
+// CHECK: module attributes {gpu.container_module, spirv.target_env = #spirv.target_env<#spirv.vce<v1.3, [Shader, Int8, Int16, Int64, Float16, Float64, StorageBuffer8BitAccess, StorageBuffer16BitAccess, SignedZeroInfNanPreserve]
 // V10: spirv.vce<v1.0,
 // CHECK: gpu.launch_func @first::@first
 // CHECK: gpu.launch_func @first::@second

@@ -30,7 +30,7 @@ def test_softmax(backend, dtype, tol):
     o = np.empty_like(x)
     if backend == "vulkan" and dtype == np.float64:
         # GLSL's exp has no double version: a clear compile error.
-        with pytest.raises(RuntimeError, match="spirv.GL.Exp.*but got 'f64'"):
+        with pytest.raises(RuntimeError, match="float64 exp is not available on Vulkan"):
             kernel(x, o)
         return
     kernel(x, o)

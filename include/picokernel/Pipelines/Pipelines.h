@@ -40,6 +40,18 @@ struct SpirvPipelineOptions : public PassPipelineOptions<SpirvPipelineOptions> {
       *this, "vulkan-version",
       llvm::cl::desc("Target Vulkan version: 1.0, 1.1, 1.2 or 1.3"),
       llvm::cl::init("1.1")};
+  ListOption<unsigned> specialFloatWidths{
+      *this, "special-float-widths",
+      llvm::cl::desc("Float widths whose NaNs, infinities and signed zeros "
+                     "follow IEEE (SignedZeroInfNanPreserve; default 16, 32, "
+                     "64, which Vulkan 1.2 devices generally preserve)")};
+  /// The widths to preserve: the option's, or all three when it is unset.
+  SmallVector<unsigned> specialFloatWidthsOrDefault() const {
+    if (!specialFloatWidths.hasValue())
+      return {16, 32, 64};
+    return SmallVector<unsigned>(specialFloatWidths.begin(),
+                                 specialFloatWidths.end());
+  }
 };
 
 void buildPkToLinalgPipeline(OpPassManager &pm);

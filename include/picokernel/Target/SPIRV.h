@@ -3,6 +3,8 @@
 #ifndef PICOKERNEL_TARGET_SPIRV_H
 #define PICOKERNEL_TARGET_SPIRV_H
 
+#include "picokernel/Pipelines/Pipelines.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -16,8 +18,8 @@ namespace mlir::pk {
 /// `binary`, which stays empty when nothing runs on the GPU (the kernel only
 /// copies whole arrays, or its arrays are empty). Diagnostics go to the
 /// module's context.
-LogicalResult compileToSpirv(ModuleOp module, int64_t workgroupSize,
-                             const std::string &vulkanVersion,
+LogicalResult compileToSpirv(ModuleOp module,
+                             const SpirvPipelineOptions &options,
                              SmallVectorImpl<uint32_t> &binary);
 
 enum class ShadingLanguage { MSL, GLSL };

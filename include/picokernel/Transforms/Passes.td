@@ -96,10 +96,13 @@ def PkExpandNarrowFloatConversions
     - `arith.truncf` f64 -> bf16 goes through float32 rounded to nearest,
       as ml_dtypes' bfloat16 does (NumPy's reference for that type).
     - bf16 <-> f32 conversions become shifts and bit operations
-      (upstream `populateExpandBFloat16Patterns`).
+      (upstream `populateExpandBFloat16Patterns`); bf16 -> f64 goes through
+      f32 (exactly).
 
     Run it after `arith-emulate-unsupported-floats` has moved bf16
-    arithmetic to f32.
+    arithmetic to f32: it also drops the `contract` flag that pass puts on
+    its conversions, with which `extf(truncf(x))` would fold to `x` and lose
+    the rounding to bf16 between two operations.
 
     ```mlir
     %h = arith.truncf %d : f64 to f16
@@ -108,6 +111,64 @@ def PkExpandNarrowFloatConversions
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
+}
+
+def PkStoreBF16AsI16 : Pass<"pk-store-bf16-as-i16", "::mlir::ModuleOp"> {
+  let summary = "bfloat16 arrays as 16-bit integers, for targets without bf16";
+  let description = [{
+    Vulkan's SPIR-V has no bfloat16 type, and the SPIR-V type conversion
+    turned a `memref<8xbf16>` into a buffer of four floats, indexed as if
+    it held eight. This pass runs once bf16 arithmetic has moved to f32
+    (`arith-emulate-unsupported-floats`) and its conversions have become bit
+    operations (`pk-expand-narrow-float-conversions`): what is left of bf16
+    is storage and moves (loads, stores, copies, selects, constants), which
+    it retypes to i16 throughout the module, host function included (the
+    arrays keep their bytes). Constants keep their bits.
+
+    ```mlir
+    %0 = memref.load %a[%i] : memref<8xbf16>
+    // becomes
+    %0 = memref.load %a[%i] : memref<8xi16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def PkIeeeFloatsForSpirv : Pass<"pk-ieee-floats-for-spirv",
+                                "::mlir::spirv::ModuleOp"> {
+  let summary = "IEEE float semantics in SPIR-V kernels, as on the CPU";
+  let description = [{
+    By default Vulkan leaves a float result undefined whenever an operand or
+    the result is a NaN, an infinity or a signed zero, and lets drivers
+    rewrite arithmetic as if it were real numbers: lavapipe returned garbage
+    for `a / 0.0`, and folded `a * 0.0` and `0.0 / a` to 0 (NumPy: NaN for
+    infinite or NaN `a`, -0.0 for negative `a`). This pass gives
+
+    - every entry point the `SignedZeroInfNanPreserve` execution mode
+      (SPV_KHR_float_controls, core in Vulkan 1.2) for each float width in
+      `widths` (the widths the device preserves, from its float-controls
+      properties);
+    - every float arithmetic instruction the `NoContraction` decoration, so
+      that drivers neither fold it algebraically nor fuse it into an fma
+      (NumPy rounds `a * b + c` twice);
+    - a division by a constant zero the multiplication by the infinity of
+      the same sign, equal for every dividend (lavapipe still folded the
+      division to garbage);
+    - every float zero a value read from a push constant (`__pk_float_zero`,
+      which the runtime sets to 0.0): Mesa's optimizer folded `x * 0.0`,
+      `x + 0.0` and `x / (x < x)` (a select of 1.0 and 0.0) regardless of
+      the two points above.
+
+    ```mlir
+    %0 = spirv.FMul %a, %b {no_contraction} : f32
+    spirv.ExecutionMode @kernel "SignedZeroInfNanPreserve", 32
+    ```
+  }];
+  let options = [
+    ListOption<"widths", "widths", "unsigned",
+               "Float bit widths whose NaNs, infinities and signed zeros are "
+               "preserved (16, 32, 64)">
+  ];
 }
 
 def PkCopyViewsWithLinalg : Pass<"pk-copy-views-with-linalg",
@@ -134,8 +195,10 @@ def PkTileParallelLoopsForGpu : Pass<"pk-tile-parallel-loops-for-gpu",
     smaller), leaving the other dimensions one workgroup per index, and marks
     the result for `convert-parallel-loops-to-gpu`: workgroups map to block
     ids (x for the tiled dimension, then y and z), threads to thread id x.
-    Shapes are static, so a kernel's grid is known at compile time; grids
-    beyond a device's per-dimension limit are split by the runtime.
+    Loops over more than three dimensions first have their leading
+    dimensions linearized into one (`scf::collapseParallelLoops`). Shapes
+    are static, so a kernel's grid is known at compile time; grids beyond a
+    device's per-dimension limit are split by the runtime.
   }];
   let options = [
     Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
@@ -164,6 +227,28 @@ def PkPrepareSpirvKernels : Pass<"pk-prepare-spirv-kernels",
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::spirv::SPIRVDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def PkParallelLoopsOutermost : Pass<"pk-parallel-loops-outermost",
+                                    "::mlir::func::FuncOp"> {
+  let summary = "Reorder linalg loops: parallel dimensions before reductions";
+  let description = [{
+    A reduction over a leading axis (`a.max(axis=0)`, `a.sum(axis=-2)` of a
+    rank-3 array) is a linalg.generic whose first loop reduces. Lowered as
+    it is, its outer loop is a sequential `scf.for` around the parallel
+    ones, which no GPU grid can run (the Vulkan runtime refused the host
+    `scf.for`, and a parallel loop inside a sequential one failed to
+    legalize). This pass interchanges the loops of every generic so that
+    all parallel dimensions come first, in their order, then the reduced
+    ones: one GPU thread per result element, looping over what it reduces.
+
+    ```mlir
+    linalg.generic {iterator_types = ["reduction", "parallel"]} ...
+    // becomes
+    linalg.generic {iterator_types = ["parallel", "reduction"]} ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def PkAddUnitParallelLoop : Pass<"pk-add-unit-parallel-loop",
@@ -219,8 +304,9 @@ def PkApproximateMathForSpirv : Pass<"pk-approximate-math-for-spirv"> {
     into MLIR's polynomial approximation
     (`populatePolynomialApproximateErfPattern`, about 2e-7 absolute error),
     with the sign of the argument copied onto the result (so that
-    erf(-0.0) is -0.0, as in NumPy). float64 is left for `convert-math-to-spirv` to reject: GLSL has no
-    float64 transcendental functions.
+    erf(-0.0) is -0.0, as in NumPy). GLSL has no float64 transcendental
+    functions at all: a float64 exp, log, sin, cos, tanh, pow or erf is an
+    error at the user's line, saying so.
 
     ```mlir
     %0 = math.erf %x : f32   // becomes a rational polynomial in %x

@@ -211,13 +211,13 @@ Value floatOrIntBody(OpBuilder &b, Location loc, ValueRange args,
 }
 
 /// maximum/minimum: NaN-propagating for floats, signed for integers,
-/// unsigned for booleans (logical or/and).
-template <typename FloatOp, typename SignedOp, typename UnsignedOp>
+/// logical or/and for booleans (SPIR-V has no i1 max or min).
+template <typename FloatOp, typename SignedOp, typename BoolOp>
 Value extremumBody(OpBuilder &b, Location loc, ValueRange args, Type element) {
   if (isa<FloatType>(element))
     return FloatOp::create(b, loc, args[0], args[1]);
   if (element.isInteger(1))
-    return UnsignedOp::create(b, loc, args[0], args[1]);
+    return BoolOp::create(b, loc, args[0], args[1]);
   return SignedOp::create(b, loc, args[0], args[1]);
 }
 
@@ -492,12 +492,12 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
       // lets LLVM vectorize.
       return isFloat  ? Value(arith::MaximumFOp::create(
                            b, loc, acc, x, arith::FastMathFlags::reassoc))
-             : isBool ? Value(arith::MaxUIOp::create(b, loc, acc, x))
+             : isBool ? Value(arith::OrIOp::create(b, loc, acc, x))
                       : Value(arith::MaxSIOp::create(b, loc, acc, x));
     case Reduction::Min:
       return isFloat  ? Value(arith::MinimumFOp::create(
                            b, loc, acc, x, arith::FastMathFlags::reassoc))
-             : isBool ? Value(arith::MinUIOp::create(b, loc, acc, x))
+             : isBool ? Value(arith::AndIOp::create(b, loc, acc, x))
                       : Value(arith::MinSIOp::create(b, loc, acc, x));
     }
     llvm_unreachable("unknown reduction");
@@ -918,10 +918,10 @@ void mlir::pk::populatePkToLinalgConversionPatterns(
       ElementwiseLowering<RemOp, floorDivisionBody<&FloorDivision::remainder>>,
       ElementwiseLowering<
           MaximumOp,
-          extremumBody<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>>,
+          extremumBody<arith::MaximumFOp, arith::MaxSIOp, arith::OrIOp>>,
       ElementwiseLowering<
           MinimumOp,
-          extremumBody<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>>,
+          extremumBody<arith::MinimumFOp, arith::MinSIOp, arith::AndIOp>>,
       ElementwiseLowering<AbsOp, absBody>,
       ElementwiseLowering<SelectOp, selectBody>,
       ElementwiseLowering<SigmoidOp, inFloat32<sigmoidBody>>,

@@ -72,6 +72,9 @@ struct Device {
   VkPhysicalDeviceMemoryProperties memory{};
   VkPipelineCache pipelineCache = VK_NULL_HANDLE;
   std::mutex queueMutex; // vkQueueSubmit needs external synchronization
+  /// The float widths whose NaNs, infinities and signed zeros the device
+  /// keeps as IEEE says when asked (SignedZeroInfNanPreserve).
+  llvm::SmallVector<unsigned> preservedFloatWidths;
 
   static Device &get() {
     static Device *device = [] {
@@ -154,6 +157,22 @@ struct Device {
     if (offer(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME)) {
       float16Int8.pNext = chain;
       chain = &float16Int8;
+    }
+    // Float controls: without them NaN, infinity and signed-zero results
+    // are undefined (lavapipe's x / 0.0 was garbage).
+    if (offer(VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME)) {
+      VkPhysicalDeviceFloatControlsPropertiesKHR controls{
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES_KHR};
+      VkPhysicalDeviceProperties2 properties2{
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+      properties2.pNext = &controls;
+      vkGetPhysicalDeviceProperties2(physical, &properties2);
+      if (controls.shaderSignedZeroInfNanPreserveFloat16)
+        preservedFloatWidths.push_back(16);
+      if (controls.shaderSignedZeroInfNanPreserveFloat32)
+        preservedFloatWidths.push_back(32);
+      if (controls.shaderSignedZeroInfNanPreserveFloat64)
+        preservedFloatWidths.push_back(64);
     }
     VkPhysicalDeviceFeatures2 features{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -369,8 +388,11 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
   llvm::SmallVector<uint32_t> binary;
   {
     DiagnosticCollector diagnostics(module.getContext());
-    if (mlir::failed(mlir::pk::compileToSpirv(module, options.workgroupSize,
-                                              "1.1", binary)))
+    mlir::pk::SpirvPipelineOptions spirv;
+    spirv.workgroupSize = options.workgroupSize;
+    spirv.vulkanVersion = "1.1";
+    spirv.specialFloatWidths = impl.device.preservedFloatWidths;
+    if (mlir::failed(mlir::pk::compileToSpirv(module, spirv, binary)))
       throw CompileError("compile: the SPIR-V pipeline failed on kernel '" +
                          kernel->kernelName + "':\n" + diagnostics.text());
   }
@@ -461,6 +483,11 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
           VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
       layoutInfo.setLayoutCount = 1;
       layoutInfo.pSetLayouts = &pipeline.setLayout;
+      // pk-ieee-floats-for-spirv reads float zeros from a push constant.
+      VkPushConstantRange zeroRange{VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                    sizeof(float)};
+      layoutInfo.pushConstantRangeCount = 1;
+      layoutInfo.pPushConstantRanges = &zeroRange;
       check(vkCreatePipelineLayout(device.device, &layoutInfo, nullptr,
                                    &pipeline.layout),
             "vkCreatePipelineLayout");
@@ -602,6 +629,9 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
                         pipeline.pipeline);
       vkCmdBindDescriptorSets(impl.commands, VK_PIPELINE_BIND_POINT_COMPUTE,
                               pipeline.layout, 0, 1, &pipeline.set, 0, nullptr);
+      const float zero = 0.0f;
+      vkCmdPushConstants(impl.commands, pipeline.layout,
+                         VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof zero, &zero);
       for (uint32_t z = 0; z < step.grid[2]; z += limits[2])
         for (uint32_t y = 0; y < step.grid[1]; y += limits[1])
           for (uint32_t x = 0; x < step.grid[0]; x += limits[0])

@@ -16,13 +16,10 @@
 
 using namespace mlir;
 
-LogicalResult mlir::pk::compileToSpirv(ModuleOp module, int64_t workgroupSize,
-                                       const std::string &vulkanVersion,
+LogicalResult mlir::pk::compileToSpirv(ModuleOp module,
+                                       const SpirvPipelineOptions &options,
                                        SmallVectorImpl<uint32_t> &binary) {
   PassManager pm(module.getContext());
-  SpirvPipelineOptions options;
-  options.workgroupSize = workgroupSize;
-  options.vulkanVersion = vulkanVersion;
   buildPkSpirvPipeline(pm, options);
   if (failed(pm.run(module)))
     return failure();
@@ -117,8 +114,10 @@ LogicalResult toBinary(Operation *op, SmallVectorImpl<uint32_t> &binary) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     return op->emitError("expected a builtin.module");
-  if (failed(pk::compileToSpirv(module, workgroupSizeOption,
-                                vulkanVersionOption, binary)))
+  pk::SpirvPipelineOptions options;
+  options.workgroupSize = workgroupSizeOption;
+  options.vulkanVersion = vulkanVersionOption;
+  if (failed(pk::compileToSpirv(module, options, binary)))
     return failure();
   if (binary.empty())
     return module.emitError("the kernel has no loop nest to run on the GPU "

@@ -23,14 +23,15 @@ pk.kernel @floats(%x: !pk.ref<4xf32>, %o: !pk.ref<4xf32>, %m: !pk.ref<4xi1>) {
   pk.return
 }
 
-// Signed integers; booleans compare and combine unsigned (False < True).
+// Signed integers; booleans compare unsigned (False < True), and their
+// maximum and minimum are logical or and and (SPIR-V has no i1 max/min).
 // CHECK-LABEL: func.func @ints_and_bools
 // CHECK: arith.cmpi sge
 // CHECK: arith.maxsi
 // CHECK: math.absi
 // CHECK: arith.cmpi ult
-// CHECK: arith.maxui
-// CHECK: arith.minui
+// CHECK: arith.ori
+// CHECK: arith.andi
 pk.kernel @ints_and_bools(%x: !pk.ref<4xi64>, %o: !pk.ref<4xi64>, %m: !pk.ref<4xi1>) {
   %a = pk.load %x : !pk.ref<4xi64> -> tensor<4xi64>
   %ge = pk.ge %a, %a : tensor<4xi64>

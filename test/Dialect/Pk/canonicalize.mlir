@@ -221,3 +221,70 @@ pk.kernel @fold_slices(%x: !pk.ref<4x4xf32>, %o: !pk.ref<4x4xf32>, %p: !pk.ref<2
   pk.store %6, %q : tensor<4x4xf32> -> !pk.ref<4x4xf32>
   pk.return
 }
+
+// -----
+
+// Arrays without elements have no values: anything computing one (a load
+// included) is an empty constant, and inserting one changes nothing.
+// CHECK-LABEL: pk.kernel @empty_arrays
+// CHECK-SAME: (%[[X:.*]]: !pk.ref<2x0xf32>, %[[O:.*]]: !pk.ref<0xf32>, %[[P:.*]]: !pk.ref<3xf32>)
+// CHECK: %[[EMPTY:.*]] = pk.constant dense<> : tensor<0xf32>
+// CHECK: pk.store %[[EMPTY]], %[[O]]
+// CHECK: %[[V:.*]] = pk.load %[[P]]
+// CHECK: pk.store %[[V]], %[[P]]
+// CHECK-NOT: pk.extract_slice
+// CHECK-NOT: pk.insert_slice
+// CHECK-NOT: pk.exp
+pk.kernel @empty_arrays(%x: !pk.ref<2x0xf32>, %o: !pk.ref<0xf32>, %p: !pk.ref<3xf32>) {
+  %0 = pk.load %x : !pk.ref<2x0xf32> -> tensor<2x0xf32>
+  %1 = pk.extract_slice %0 offsets [1, 0] sizes [1, 0] strides [1, 1] : tensor<2x0xf32> -> tensor<0xf32>
+  %2 = pk.exp %1 : tensor<0xf32>
+  pk.store %2, %o : tensor<0xf32> -> !pk.ref<0xf32>
+  %3 = pk.load %p : !pk.ref<3xf32> -> tensor<3xf32>
+  %4 = pk.insert_slice %2 into %3 offsets [2] sizes [0] strides [1] : tensor<0xf32> -> tensor<3xf32>
+  pk.store %4, %p : tensor<3xf32> -> !pk.ref<3xf32>
+  pk.return
+}
+
+// -----
+
+// A widened integer compared with a constant compares in its own type when
+// the constant fits it, and is a constant when it does not (int32 values
+// are all below 2^40).
+// CHECK-LABEL: pk.kernel @narrow_comparisons
+// CHECK-DAG: %[[TWO:.*]] = pk.constant dense<2> : tensor<3xi32>
+// CHECK-DAG: %[[TRUE:.*]] = pk.constant dense<true> : tensor<3xi1>
+// CHECK-DAG: %[[FALSE:.*]] = pk.constant dense<false> : tensor<3xi1>
+// CHECK-DAG: %[[X:.*]] = pk.load
+// CHECK: %[[LT:.*]] = pk.lt %[[X]], %[[TWO]] : tensor<3xi32>
+// CHECK: pk.store %[[LT]]
+// CHECK: pk.store %[[TRUE]]
+// CHECK: pk.store %[[FALSE]]
+// CHECK-NOT: pk.cast
+pk.kernel @narrow_comparisons(%x: !pk.ref<3xi32>, %o: !pk.ref<3xi1>, %p: !pk.ref<3xi1>, %q: !pk.ref<3xi1>) {
+  %0 = pk.load %x : !pk.ref<3xi32> -> tensor<3xi32>
+  %1 = pk.cast %0 : tensor<3xi32> -> tensor<3xi64>
+  %2 = pk.constant dense<2> : tensor<3xi64>
+  %3 = pk.lt %1, %2 : tensor<3xi64>
+  pk.store %3, %o : tensor<3xi1> -> !pk.ref<3xi1>
+  %big = pk.constant dense<1099511627776> : tensor<3xi64>
+  %4 = pk.lt %1, %big : tensor<3xi64>
+  pk.store %4, %p : tensor<3xi1> -> !pk.ref<3xi1>
+  %5 = pk.ge %1, %big : tensor<3xi64>
+  pk.store %5, %q : tensor<3xi1> -> !pk.ref<3xi1>
+  pk.return
+}
+
+// -----
+
+// A float remainder by zero is NaN whatever the dividend.
+// CHECK-LABEL: pk.kernel @remainder_by_zero
+// CHECK: %[[NAN:.*]] = pk.constant dense<0x7FC00000> : tensor<4xf32>
+// CHECK: pk.store %[[NAN]]
+pk.kernel @remainder_by_zero(%x: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
+  %0 = pk.load %x : !pk.ref<4xf32> -> tensor<4xf32>
+  %1 = pk.constant dense<-0.0> : tensor<4xf32>
+  %2 = pk.rem %0, %1 : tensor<4xf32>
+  pk.store %2, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+}

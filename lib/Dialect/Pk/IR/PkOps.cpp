@@ -383,6 +383,17 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
       [](const APFloat &a, const APFloat &b) { return a / b; });
 }
 
+OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
+  // x % 0.0 is NaN for every x (NaN, infinities and zeros included).
+  auto divisor = dyn_cast_or_null<SplatElementsAttr>(adaptor.getRhs());
+  if (!divisor || !isa<FloatType>(divisor.getElementType()) ||
+      !divisor.getSplatValue<APFloat>().isZero())
+    return {};
+  auto type = cast<ShapedType>(getType());
+  return SplatElementsAttr::get(
+      type, APFloat::getNaN(divisor.getSplatValue<APFloat>().getSemantics()));
+}
+
 OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
   if (auto inner = getOperand().getDefiningOp<NegOp>())
     return inner.getOperand();
@@ -390,6 +401,86 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
       adaptor.getOperands(), getType(), [](const APFloat &a) { return -a; },
       [](const APInt &a) { return -a; });
 }
+
+//===----------------------------------------------------------------------===//
+// Comparisons
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// `cast(x) < c`, with x an integer widened by the cast and c a constant:
+/// compared in x's own type when c fits it (no conversion to do, narrower
+/// vectors), and a constant result when it does not (every x is on the same
+/// side of c). NumPy promotes `int32_array < np.int64(2)` to int64.
+template <typename CompareOp>
+struct NarrowIntegerComparison : public OpRewritePattern<CompareOp> {
+  using OpRewritePattern<CompareOp>::OpRewritePattern;
+
+  static bool holds(const APInt &lhs, const APInt &rhs) {
+    if constexpr (std::is_same_v<CompareOp, LessOp>)
+      return lhs.slt(rhs);
+    else if constexpr (std::is_same_v<CompareOp, LessEqualOp>)
+      return lhs.sle(rhs);
+    else if constexpr (std::is_same_v<CompareOp, GreaterOp>)
+      return lhs.sgt(rhs);
+    else if constexpr (std::is_same_v<CompareOp, GreaterEqualOp>)
+      return lhs.sge(rhs);
+    else if constexpr (std::is_same_v<CompareOp, EqualOp>)
+      return lhs == rhs;
+    else
+      return lhs != rhs;
+  }
+
+  LogicalResult matchAndRewrite(CompareOp op,
+                                PatternRewriter &rewriter) const override {
+    for (bool castOnLeft : {true, false}) {
+      Value castSide = castOnLeft ? op.getLhs() : op.getRhs();
+      Value constantSide = castOnLeft ? op.getRhs() : op.getLhs();
+      auto cast = castSide.getDefiningOp<CastOp>();
+      SplatElementsAttr splat;
+      if (!cast || !matchPattern(constantSide, m_Constant(&splat)))
+        continue;
+      auto narrow = dyn_cast<IntegerType>(
+          getElementTypeOrSelf(cast.getOperand().getType()));
+      auto wide = dyn_cast<IntegerType>(getElementTypeOrSelf(cast.getType()));
+      if (!narrow || !wide || narrow.getWidth() <= 1 ||
+          narrow.getWidth() >= wide.getWidth())
+        continue;
+      APInt value = splat.getSplatValue<APInt>();
+      unsigned bits = narrow.getWidth();
+      auto narrowType = cast.getOperand().getType();
+      if (value.isSignedIntN(bits)) {
+        Value constant = ConstantOp::create(
+            rewriter, op.getLoc(),
+            DenseElementsAttr::get(narrowType, value.trunc(bits)));
+        Value x = cast.getOperand();
+        rewriter.replaceOpWithNewOp<CompareOp>(op, castOnLeft ? x : constant,
+                                               castOnLeft ? constant : x);
+        return success();
+      }
+      // Out of x's range: x compares with c as 0 (one of its values) does.
+      APInt zero(value.getBitWidth(), 0);
+      bool result = castOnLeft ? holds(zero, value) : holds(value, zero);
+      rewriter.replaceOpWithNewOp<ConstantOp>(
+          op, DenseElementsAttr::get(op.getType(), result));
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+#define PK_COMPARE_CANONICALIZER(Op)                                           \
+  void Op::getCanonicalizationPatterns(RewritePatternSet &results,             \
+                                       MLIRContext *context) {                 \
+    results.add<NarrowIntegerComparison<Op>>(context);                         \
+  }
+PK_COMPARE_CANONICALIZER(LessOp)
+PK_COMPARE_CANONICALIZER(LessEqualOp)
+PK_COMPARE_CANONICALIZER(GreaterOp)
+PK_COMPARE_CANONICALIZER(GreaterEqualOp)
+PK_COMPARE_CANONICALIZER(EqualOp)
+PK_COMPARE_CANONICALIZER(NotEqualOp)
+#undef PK_COMPARE_CANONICALIZER
 
 //===----------------------------------------------------------------------===//
 // Reductions

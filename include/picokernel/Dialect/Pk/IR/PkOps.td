@@ -319,8 +319,10 @@ def Pk_RemOp : Pk_BinaryOp<"rem", Pk_NumericTensor> {
     ```mlir
     %2 = pk.rem %0, %1 : tensor<4xi32>
     ```
+
+    A float remainder by the constant zero folds to NaN (its value for
+    every dividend).
   }];
-  let hasFolder = 0;
 }
 
 def Pk_FloorDivOp : Pk_BinaryOp<"floordiv", Pk_NumericTensor> {
@@ -459,6 +461,9 @@ class Pk_CompareOp<string mnemonic, string predicate, list<Trait> traits = []>
   let arguments = (ins Pk_Tensor:$lhs, Pk_Tensor:$rhs);
   let results = (outs StaticShapeTensorOf<[I1]>:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs)";
+  // A widened integer compared with a constant compares in its own type
+  // (or not at all, when the constant is out of its range).
+  let hasCanonicalizer = 1;
 }
 
 def Pk_LessOp : Pk_CompareOp<"lt", "<">;
