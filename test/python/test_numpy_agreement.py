@@ -1,0 +1,627 @@
+"""Regression tests for kernels that once disagreed with NumPy (issue 14),
+each on every backend: the reproducer, NumPy 2's answer, and its
+neighbours."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import picokernel
+
+BACKENDS = ["cpu"]
+if picokernel.vulkan_available()[0]:
+    BACKENDS.append("vulkan")
+
+try:
+    import ml_dtypes
+
+    bfloat16 = ml_dtypes.bfloat16
+except ImportError:
+    bfloat16 = None
+
+
+def quietly(function, *args):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return function(*args)
+
+
+def run(fn, *arrays, backend="cpu"):
+    picokernel.kernel(fn, backend=backend)(*arrays)
+    return arrays
+
+
+#===-----------------------------------------------------------------------===#
+# 1. A loaded value keeps the contents it read, whatever is stored later
+#===-----------------------------------------------------------------------===#
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("expression", [
+    "t", "t + 0", "t * 1.0", "np.maximum(t, t)", "np.where(t > 0, t, t)",
+    "t + False", "t.astype(np.float64)", "t[...]", "t[::-1][::-1]", "+t"])
+def test_a_load_keeps_its_value_after_a_store(backend, expression):
+    namespace = {"np": np}
+    exec(f"def kernel(r, o):\n    t = r[...]\n    r[...] = 7\n    o[...] = {expression}\n",
+         namespace)
+    r, o = np.array([1.0, 2.0]), np.zeros(2)
+    run(namespace["kernel"], r, o, backend=backend)
+    np.testing.assert_array_equal(r, [7.0, 7.0])
+    np.testing.assert_array_equal(o, [1.0, 2.0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_swapping_two_refs(backend):
+    def swap(a, b):
+        x, y = a[...], b[...]
+        a[...] = y
+        b[...] = x
+
+    a, b = np.arange(4.0), -np.arange(4.0)
+    run(swap, a, b, backend=backend)
+    np.testing.assert_array_equal(a, -np.arange(4.0))
+    np.testing.assert_array_equal(b, np.arange(4.0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_slice_read_before_the_ref_is_overwritten(backend):
+    def kernel(r, o):
+        head = r[:2]
+        r[...] = 0
+        r[1:] = 5
+        o[...] = head
+
+    r, o = np.array([1.0, 2.0, 3.0]), np.zeros(2)
+    run(kernel, r, o, backend=backend)
+    np.testing.assert_array_equal(r, [0.0, 5.0, 5.0])
+    np.testing.assert_array_equal(o, [1.0, 2.0])
+
+
+#===-----------------------------------------------------------------------===#
+# 2. where with Python numbers on both sides
+#===-----------------------------------------------------------------------===#
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_where_of_two_python_numbers_has_numpys_dtype(backend):
+    def mixed(c, o):
+        o[...] = picokernel.where(c[...], 1, 0.5)
+
+    def as_numpy(a, o):
+        o[...] = np.where(a[...] > 0, 1, 2.5)
+
+    def ints(c, o):
+        o[...] = np.where(c[...], 1, 2)
+
+    c = np.array([True, False])
+    for fn, arg, want in [(mixed, c, [1.0, 0.5]),
+                          (as_numpy, np.array([1.0, -1.0]), [1.0, 2.5]),
+                          (ints, c, [1, 2])]:
+        traced = picokernel.trace_kernel(fn, [(2,), (2,)], [arg.dtype, np.float64])
+        o = np.zeros(2)
+        run(fn, arg, o, backend=backend)
+        np.testing.assert_array_equal(o, want)
+        assert ("f64" in traced.mlir) or fn is ints
+
+
+def test_where_wraps_python_integers_the_dtype_cannot_hold():
+    """np.where converts with a C cast (where arithmetic raises)."""
+    def kernel(a, o):
+        o[...] = np.where(a[...] > 0, a[...], 2147483647)
+
+    a = np.array([1, -1], np.int8)
+    o = np.zeros(2, np.int8)
+    run(kernel, a, o)
+    np.testing.assert_array_equal(o, quietly(np.where, a > 0, a, 2147483647))
+
+
+#===-----------------------------------------------------------------------===#
+# 3, 10, 15. Reductions: 0-d, axis=(), empty axes
+#===-----------------------------------------------------------------------===#
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reductions_of_a_0d_value_broadcast_as_values(backend):
+    def kernel(a, o, p, q):
+        o[...] = a[...].sum()
+        p[...] = a[...].mean()
+        q[...] = a[...].max(axis=0) + a[...].sum(axis=-1)
+
+    a = np.array(1.0)
+    o, p, q = np.zeros(3), np.zeros(3), np.zeros(())
+    run(kernel, a, o, p, q, backend=backend)
+    np.testing.assert_array_equal(o, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(p, [1.0, 1.0, 1.0])
+    assert q == 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_axis_empty_tuple_reduces_nothing(backend):
+    def kernel(a, s, m, x):
+        s[...] = a[...].sum(axis=())
+        m[...] = a[...].mean(axis=())
+        x[...] = a[...].max(axis=())
+
+    a = np.array([1, -2, 3], np.int32)
+    s, m, x = np.zeros(3, np.int64), np.zeros(3), np.zeros(3, np.int32)
+    run(kernel, a, s, m, x, backend=backend)
+    np.testing.assert_array_equal(s, a.sum(axis=()))
+    np.testing.assert_array_equal(m, a.mean(axis=()))
+    np.testing.assert_array_equal(x, a.max(axis=()))
+    assert a.sum(axis=()).dtype == np.int64
+
+
+def test_mean_of_a_0d_value_over_axis_minus_one_raises_as_numpy():
+    def kernel(a, o):
+        o[...] = a[...].mean(axis=-1)
+
+    with pytest.raises(np.exceptions.AxisError):
+        np.array(1.0).mean(axis=-1)
+    with pytest.raises(np.exceptions.AxisError, match="out of bounds"):
+        run(kernel, np.array(1.0), np.zeros(()))
+
+
+@pytest.mark.parametrize("function", ["max", "min"])
+def test_max_and_min_of_an_empty_axis_raise_numpys_error(function):
+    namespace = {}
+    exec(f"def kernel(a, o):\n    o[...] = a[...].{function}(axis=0)\n", namespace)
+    a = np.zeros((0, 3))
+    with pytest.raises(ValueError) as numpy_error:
+        getattr(a, function)(axis=0)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation"):
+        run(namespace["kernel"], a, np.zeros(3))
+    assert "which has no identity" in str(numpy_error.value)
+    # Over a non-empty axis of an empty array: an empty result, no error.
+    namespace2 = {}
+    exec(f"def kernel(a, o):\n    o[...] = a[...].{function}(axis=1)\n", namespace2)
+    run(namespace2["kernel"], a, np.zeros(0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float16_sums_accumulate_in_float32(backend):
+    def kernel(a, o):
+        o[...] = a[...].sum()
+
+    a = np.full(4096, 1.0, np.float16)  # 4096 ones: float16 steps are 4 there
+    o = np.zeros((), np.float16)
+    run(kernel, a, o, backend=backend)
+    assert o == a.sum() == 4096
+
+
+#===-----------------------------------------------------------------------===#
+# 4. Partially overlapping arguments
+#===-----------------------------------------------------------------------===#
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_partially_overlapping_arguments_keep_program_order(backend):
+    def kernel(r, o):
+        o[...] = 1
+        r[...] = 2
+
+    base = np.zeros(4)
+    run(kernel, base[1:], base[:-1], backend=backend)
+    np.testing.assert_array_equal(base, [1.0, 2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_read_through_one_view_sees_a_write_through_another(backend):
+    def kernel(a, b, o):
+        a[...] = 5
+        o[...] = b[...]
+
+    base = np.zeros(3)
+    out = np.ones(2)
+    run(kernel, base[:2], base[1:], out, backend=backend)
+    np.testing.assert_array_equal(base, [5.0, 5.0, 0.0])
+    np.testing.assert_array_equal(out, [5.0, 0.0])
+
+
+def test_identical_views_that_are_different_objects_are_one_array():
+    def kernel(a, b, o):
+        a[...] = 3
+        o[...] = b[...]
+
+    base = np.zeros(6)
+    out = np.zeros(3)
+    run(kernel, base[::2], base[::2], out)
+    np.testing.assert_array_equal(out, [3.0, 3.0, 3.0])
+
+
+def test_overlapping_read_only_views_run_compiled():
+    def kernel(a, b, o):
+        o[...] = a[...] + b[...]
+
+    base = np.arange(5.0)
+    o = np.zeros(4)
+    run(kernel, base[1:], base[:-1], o)
+    np.testing.assert_array_equal(o, base[1:] + base[:-1])
+
+
+#===-----------------------------------------------------------------------===#
+# 5. Byte order and alignment
+#===-----------------------------------------------------------------------===#
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_big_endian_arrays_are_read_and_written_as_numbers(backend):
+    def fma(a, b, c, o):
+        o[...] = a[...] * b[...] + c[...]
+
+    x = np.arange(1, 5).astype(">f4")
+    o = np.zeros(4, ">f4")
+    run(fma, x, x, x, o, backend=backend)
+    np.testing.assert_array_equal(o, [2.0, 6.0, 12.0, 20.0])
+    assert o.dtype.byteorder == ">"
+
+
+def test_big_endian_and_misaligned_constants_and_arguments():
+    constant = np.arange(3).astype(">i4")
+
+    def kernel(a, o):
+        o[...] = a[...] + constant
+
+    raw = np.zeros(3 * 8 + 1, np.uint8)
+    misaligned = raw[1:].view(np.float64)
+    misaligned[...] = [1.0, 2.0, 3.0]
+    o = np.zeros(3)
+    run(kernel, misaligned, o)
+    np.testing.assert_array_equal(o, [1.0, 3.0, 5.0])
+
+
+#===-----------------------------------------------------------------------===#
+# 6, 9, 12, 16. Vulkan
+#===-----------------------------------------------------------------------===#
+
+
+@pytest.mark.skipif(bfloat16 is None, reason="ml_dtypes is not installed")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bfloat16_arrays(backend):
+    def vfma(a, o):
+        v = a[...]
+        o[...] = v * v + v
+
+    a = np.arange(1, 9).astype(bfloat16)
+    o = np.zeros(8, bfloat16)
+    run(vfma, a, o, backend=backend)
+    np.testing.assert_array_equal(o, a * a + a)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_special_values_follow_ieee(backend, dtype):
+    """NaN, infinities and signed zeros through the operations a GPU driver
+    likes to simplify (lavapipe returned garbage for a / 0.0 and folded
+    a * 0.0 to 0)."""
+    x = np.array([1.0, -1.0, 0.0, -0.0, np.inf, -np.inf, np.nan, 2.5, -3.0],
+                 dtype)
+    expressions = ["v / 0.0", "0.0 / v", "v * 0.0", "v + 0.0", "v % 0.0",
+                   "v // 0.0", "v / (v < v)", "v * (v < v)", "v ** 2.5",
+                   "(-2.0) ** v", "0.0 ** v", "v ** -0.5", "v ** v",
+                   "np.sqrt(v)", "np.log(v)"]
+    for expression in expressions:
+        namespace = {"np": np}
+        exec(f"def kernel(a, o):\n    v = a[...]\n    o[...] = {expression}\n",
+             namespace)
+        want = quietly(lambda: eval(expression, {"np": np, "v": x}))
+        o = np.zeros_like(want)
+        run(namespace["kernel"], x, o, backend=backend)
+        if expression.startswith("np.log") or "**" in expression:
+            np.testing.assert_allclose(o, want, rtol=4e-3 if dtype == np.float16
+                                       else 2e-6, err_msg=expression)
+        else:
+            np.testing.assert_array_equal(o, want, err_msg=expression)
+        numbers = ~np.isnan(want)
+        np.testing.assert_array_equal(np.signbit(o[numbers]), np.signbit(want[numbers]),
+                                      err_msg=expression)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mean_of_an_empty_array_is_nan(backend):
+    def kernel(a, o):
+        o[...] = a[...].mean()
+
+    o = np.zeros((), np.float32)
+    run(kernel, np.zeros(0, np.float32), o, backend=backend)
+    assert np.isnan(o)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_comparisons_with_integers_of_another_width(backend):
+    def kernel(a, o, p, q):
+        o[...] = a[...] < np.int64(2)
+        p[...] = a[...] < 2**40
+        q[...] = a[...] < 1000
+
+    a = np.array([1, 2, 3], np.int32)
+    o, p, q = np.zeros(3, bool), np.zeros(3, bool), np.zeros(3, bool)
+    run(kernel, a, o, p, q, backend=backend)
+    np.testing.assert_array_equal(o, [True, False, False])
+    np.testing.assert_array_equal(p, [True, True, True])
+    i8 = np.array([1, 2], np.int8)
+
+    def narrow(a, o):
+        o[...] = a[...] < 1000
+
+    o2 = np.zeros(2, bool)
+    run(narrow, i8, o2, backend=backend)
+    np.testing.assert_array_equal(o2, i8 < 1000)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_empty_slice_of_a_computed_value(backend):
+    def kernel(a, o):
+        o[...] = (a[...] * 2.0)[0:0]
+
+    o = np.zeros(0, np.float32)
+    run(kernel, np.ones(3, np.float32), o, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reductions_over_leading_and_middle_axes(backend):
+    def kernel(a, b, m, n, s, k):
+        m[...] = b[...].max(axis=0)
+        n[...] = a[...].min(axis=0).max(axis=-1)
+        s[...] = a[...].sum(axis=0).sum()
+        k[...] = a[...].max(axis=0, keepdims=True)
+
+    a = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    b = np.array([[True, False], [False, False]])
+    m, n, s, k = np.zeros(2, bool), np.zeros((), np.float32), \
+        np.zeros((), np.float32), np.zeros((1, 4), np.float32)
+    run(kernel, a, b, m, n, s, k, backend=backend)
+    np.testing.assert_array_equal(m, b.max(axis=0))
+    assert n == a.min(axis=0).max() and s == a.sum()
+    np.testing.assert_array_equal(k, a.max(axis=0, keepdims=True))
+
+    def middle(x, o):
+        o[...] = x[...].max(axis=-2)
+
+    x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    o = np.zeros((2, 4), np.float32)
+    run(middle, x, o, backend=backend)
+    np.testing.assert_array_equal(o, x.max(axis=-2))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arrays_of_rank_four_and_five(backend):
+    def kernel(a, o):
+        o[...] = a[...] * 2 + a[..., ::-1]
+
+    a = np.arange(2 * 3 * 2 * 5 * 2, dtype=np.float32).reshape(2, 3, 2, 5, 2)
+    o = np.zeros_like(a)
+    run(kernel, a, o, backend=backend)
+    np.testing.assert_array_equal(o, a * 2 + a[..., ::-1])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sin_and_cos_of_huge_arguments(backend):
+    def kernel(a, s, c):
+        s[...] = np.sin(a[...])
+        c[...] = np.cos(a[...])
+
+    x = np.array([1e30, -1e10, 3e38, 1e5, 7.0, 1e-30, -0.0], np.float32)
+    s, c = np.zeros_like(x), np.zeros_like(x)
+    run(kernel, x, s, c, backend=backend)
+    np.testing.assert_allclose(s, np.sin(x.astype(np.float64)), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(c, np.cos(x.astype(np.float64)), rtol=1e-6, atol=1e-7)
+    assert np.signbit(s[-1])
+
+
+def test_float64_transcendentals_on_vulkan_are_a_clear_error():
+    if "vulkan" not in BACKENDS:
+        pytest.skip("no Vulkan device")
+
+    def kernel(a, o):
+        o[...] = np.exp(a[...])
+
+    with pytest.raises(RuntimeError, match="float64 exp is not available on Vulkan"):
+        run(kernel, np.zeros(3), np.zeros(3), backend="vulkan")
+
+
+#===-----------------------------------------------------------------------===#
+# 7, 8, 13. Math functions, dtypes and conversions
+#===-----------------------------------------------------------------------===#
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_log1p_of_huge_values_and_float16_expm1(backend):
+    def log1p(a, o):
+        o[...] = np.log1p(a[...])
+
+    def expm1(a, o):
+        o[...] = np.expm1(a[...])
+
+    x = np.array([1e37, 3e38, 1e-30], np.float32)
+    o = np.zeros_like(x)
+    run(log1p, x, o, backend=backend)
+    np.testing.assert_allclose(o, np.log1p(x), rtol=1e-6)
+    h = np.array([1e-3, -1e-3, 5e-5], np.float16)
+    oh = np.zeros_like(h)
+    run(expm1, h, oh, backend=backend)
+    np.testing.assert_array_equal(oh, np.expm1(h))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float16_matmul_accumulates_in_float32(backend):
+    def kernel(a, b, o):
+        o[...] = a[...] @ b[...]
+
+    a = np.array([[1.338, -0.5]], np.float16)
+    b = np.array([[65504], [np.inf]], np.float16)
+    o = np.zeros((1, 1), np.float16)
+    run(kernel, a, b, o, backend=backend)
+    np.testing.assert_array_equal(o, quietly(np.matmul, a, b))
+    assert o[0, 0] == -np.inf
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_floor_and_ceil_keep_integer_dtypes(backend):
+    def kernel(a, b, o, p, q):
+        o[...] = np.floor(a[...])
+        p[...] = np.ceil(b[...])
+        q[...] = b[...] ** 2
+
+    a = np.array([-3, 7], np.int32)
+    b = np.array([True, False])
+    o, p, q = np.zeros(2, np.int32), np.zeros(2, bool), np.zeros(2, np.int8)
+    traced = picokernel.trace_kernel(kernel, [(2,), (2,), (2,), (2,), (2,)],
+                                     [np.int32, bool, np.int32, bool, np.int8])
+    assert "FLOOR" not in traced.listing and "CEIL" not in traced.listing
+    run(kernel, a, b, o, p, q, backend=backend)
+    np.testing.assert_array_equal(o, np.floor(a))
+    np.testing.assert_array_equal(p, np.ceil(b))
+    np.testing.assert_array_equal(q, b ** 2)
+    assert (b ** 2).dtype == np.int8
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float64_to_float16_rounds_correctly(backend):
+    """Once, to nearest even (NumPy's astype), never through float32."""
+    def kernel(a, o, p):
+        o[...] = a[...]
+        p[...] = a[...].astype(np.float16)
+
+    x = np.array([1 + 2**-11 + 2**-40, 1 + 2**-11, 1 + 3 * 2**-11, 65519.99,
+                  65520.0, 2**-25, 2**-25 + 2**-60, -0.0, np.nan, 1e-3])
+    o, p = np.zeros(len(x), np.float16), np.zeros(len(x), np.float16)
+    run(kernel, x, o, p, backend=backend)
+    want = quietly(x.astype, np.float16)
+    np.testing.assert_array_equal(o.view(np.int16)[:-2], want.view(np.int16)[:-2])
+    np.testing.assert_array_equal(p, want)
+
+
+def test_float64_to_float16_objects_need_no_runtime_helper(tmp_path):
+    """An ahead-of-time object for a generic x86-64 CPU (no F16C, no
+    AVX-512 FP16 or BF16) calls none of the conversion helpers that libgcc
+    12 lacks or that a JIT may not find (f32 -> f16 stays libgcc's
+    __truncsfhf2 on such a CPU, as for any C compiler)."""
+    import shutil
+    import subprocess
+
+    import os
+
+    tools = os.environ.get("PK_BIN_DIR", "")
+    translate = shutil.which("pk-translate", path=tools or None)
+    nm = shutil.which("llvm-nm") or "/usr/lib/llvm-22/bin/llvm-nm"
+    if translate is None:
+        pytest.skip("pk-translate is not built (ctest sets PK_BIN_DIR)")
+    source = tmp_path / "narrow.mlir"
+    source.write_text("""
+pk.kernel @narrow(%a: !pk.ref<8xf64>, %h: !pk.ref<8xf16>, %b: !pk.ref<8xbf16>) {
+  %0 = pk.load %a : !pk.ref<8xf64> -> tensor<8xf64>
+  %1 = pk.cast %0 : tensor<8xf64> -> tensor<8xf16>
+  pk.store %1, %h : tensor<8xf16> -> !pk.ref<8xf16>
+  %2 = pk.cast %0 : tensor<8xf64> -> tensor<8xbf16>
+  %3 = pk.mul %2, %2 : tensor<8xbf16>
+  pk.store %3, %b : tensor<8xbf16> -> !pk.ref<8xbf16>
+  pk.return
+}
+""")
+    obj = tmp_path / "narrow.o"
+    subprocess.run([translate, "--pk-to-object", "--pk-object-cpu=x86-64",
+                    str(source), "-o", str(obj)], check=True)
+    symbols = subprocess.run([nm, "-u", str(obj)], capture_output=True, text=True,
+                             check=True).stdout
+    for helper in ("__truncdfhf2", "__truncdfbf2", "__truncsfbf2", "__extendbfsf2"):
+        assert helper not in symbols, symbols
+
+
+#===-----------------------------------------------------------------------===#
+# 11, 14, 17. Indexing, and the traced values' attributes
+#===-----------------------------------------------------------------------===#
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_integer_index_with_a_stepped_slice(backend):
+    def load(a, o):
+        o[...] = a[::2, 3]
+
+    def store(o, a):
+        o[0, ::2, :] = a[...]
+
+    a = np.arange(16.0).reshape(2, 8)
+    o = np.zeros(1)
+    run(load, a, o, backend=backend)
+    np.testing.assert_array_equal(o, a[::2, 3])
+    target, value = np.zeros((1, 13, 1)), np.arange(7.0).reshape(7, 1)
+    run(store, target, value, backend=backend)
+    want = np.zeros((1, 13, 1))
+    want[0, ::2, :] = value
+    np.testing.assert_array_equal(target, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_integer_index_into_an_empty_dimension(backend):
+    def kernel(a, o):
+        o[...] = a[1]
+
+    a = np.zeros((2, 0))
+    o = np.zeros(0)
+    run(kernel, a, o, backend=backend)
+    assert a[1].shape == o.shape
+
+
+def test_dtype_of_refs_and_values():
+    seen = []
+
+    def kernel(a, o):
+        seen.append((a.dtype, a[...].dtype, (a[...] > 0).dtype))
+        o[...] = a[...]
+
+    run(kernel, np.ones(2, np.float32), np.zeros(2, np.float32))
+    assert seen == [(np.float32, np.float32, np.bool_)]
+
+
+def test_storing_with_extra_leading_unit_dimensions():
+    def kernel(a, o, p):
+        o[...] = a[...]
+        p[1] = a[0]
+
+    a = np.arange(3.0).reshape(1, 1, 3)
+    o, p = np.zeros(3), np.zeros((2, 3))
+    run(kernel, a, o, p)
+    np.testing.assert_array_equal(o, [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(p[1], [0.0, 1.0, 2.0])
+
+
+def test_an_element_takes_no_array():
+    def kernel(a, o):
+        o[1] = a[...]
+
+    with pytest.raises(ValueError):
+        np.zeros(3)[1] = np.ones(1)
+    with pytest.raises(ValueError, match="setting an array element with a sequence"):
+        run(kernel, np.ones(1), np.zeros(3))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_in_place_operators_cast_back_like_numpy(backend):
+    def kernel(a, o):
+        x = a[...]
+        x += 1
+        x *= 3
+        o[...] = x
+
+    def unsafe(a, o):
+        x = a[...]
+        x /= 2
+        o[...] = x
+
+    a = np.array([1, 2], np.int8)
+    o = np.zeros(2, np.int8)
+    run(kernel, a, o, backend=backend)
+    np.testing.assert_array_equal(o, (a + 1) * 3)
+    with pytest.raises(TypeError, match="same_kind"):
+        run(unsafe, a, o)
+
+
+def test_unary_plus_of_booleans_is_numpys_type_error():
+    def kernel(a, o):
+        o[...] = +a[...]
+
+    with pytest.raises(TypeError):
+        +np.array([True])
+    with pytest.raises(TypeError, match="positive"):
+        run(kernel, np.array([True]), np.zeros(1, bool))
