@@ -671,6 +671,105 @@ TEST(TraceErrors, EmptyValue) {
             "add: use of an empty pk::Value (default-constructed)");
 }
 
+// NumPy's reductions: no axes reduce nothing (the value, in the reduction's
+// dtype), 0-d values take axis -1 (not for mean), an empty max is an error.
+TEST(Trace, ReductionsOverNoAxesAndOverZeroD) {
+  auto module = pk::trace(
+      "r",
+      [](Ref a, Ref s, Ref z, Ref m) {
+        s[all] = pk::sum(a[all], pk::Axes::none());
+        m[all] = pk::amax(z[all], -1, /*keepdims=*/true) + pk::sum(z[all]);
+      },
+      {{"a", {3}, pk::i32}, {"s", {3}, pk::i64}, {"z", {}, pk::f32},
+       {"m", {}, pk::f32}});
+  EXPECT_EQ(pk::listing(*module), R"(kernel r(a, s, z, m):
+  v0<3:i32> = LOAD [a]()
+  v1<3:i64> = CAST(v0)
+  STORE [s](v1)
+  v2<f32> = LOAD [z]()
+  v3<f32> = LOAD [z]()
+  v4<f32> = ADD(v2, v3)
+  STORE [m](v4)
+)");
+  Failure empty = failureOf([] {
+    pk::trace(
+        "bad", [](Ref a, Ref o) { o[all] = pk::amax(a[all], 0); },
+        {{"a", {0, 3}, pk::f32}, {"o", {3}, pk::f32}});
+  });
+  EXPECT_EQ(empty.message, "max: zero-size array to reduction operation "
+                           "maximum which has no identity");
+  Failure axis = failureOf([] {
+    pk::trace(
+        "bad", [](Ref a, Ref o) { o[all] = pk::mean(a[all], -1); },
+        {{"a", {}, pk::f32}, {"o", {}, pk::f32}});
+  });
+  EXPECT_EQ(axis.message,
+            "mean: axis -1 is out of bounds for array of dimension 0");
+}
+
+// NEP 50 for two C++ numbers: bool < int64 < float64.
+TEST(Trace, WhereOfTwoNumbersPromotesLikeNumPy) {
+  auto module = pk::trace(
+      "w",
+      [](Ref c, Ref o, Ref p) {
+        o[all] = pk::where(c[all], 1, 0.5);
+        p[all] = pk::where(c[all], 1, 2);
+      },
+      {{"c", {2}, pk::DType::Bool}, {"o", {2}, pk::f64}, {"p", {2}, pk::i64}});
+  EXPECT_EQ(pk::listing(*module), R"(kernel w(c, o, p):
+  v0<2:i1> = LOAD [c]()
+  v1<2:f64> = CONST(1.0)
+  v2<2:f64> = CONST(0.5)
+  v3<2:f64> = SELECT(v0, v1, v2)
+  STORE [o](v3)
+  v4<2:i1> = LOAD [c]()
+  v5<2:i64> = CONST(1)
+  v6<2:i64> = CONST(2)
+  v7<2:i64> = SELECT(v4, v5, v6)
+  STORE [p](v7)
+)");
+}
+
+// float16 products accumulate in float32; floor of integers is the value;
+// an int8 compared with 1000 compares in int64 (NumPy 2 evaluates it).
+TEST(Trace, NumPy2Dtypes) {
+  auto module = pk::trace(
+      "d",
+      [](Ref a, Ref b, Ref i, Ref o, Ref f, Ref l) {
+        o[all] = pk::matmul(a[all], b[all]);
+        f[all] = pk::floor(i[all]);
+        l[all] = i[all] < 1000;
+      },
+      {{"a", {1, 2}, pk::f16}, {"b", {2, 1}, pk::f16}, {"i", {2}, pk::i8},
+       {"o", {1, 1}, pk::f16}, {"f", {2}, pk::i8},
+       {"l", {2}, pk::DType::Bool}});
+  std::string listing = pk::listing(*module);
+  EXPECT_NE(listing.find("v4<1x1:f32> = MATMUL(v2, v3)"), std::string::npos)
+      << listing;
+  EXPECT_EQ(listing.find("FLOOR"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("= LT(v"), std::string::npos);
+  EXPECT_NE(listing.find("<2:i64> = CONST(1000)"), std::string::npos)
+      << listing;
+}
+
+// NumPy's assignment drops leading unit dimensions of the value; one
+// element takes a scalar only.
+TEST(Trace, StoresDropLeadingUnitDimensions) {
+  auto module = pk::trace(
+      "s", [](Ref a, Ref o) { o[all] = a[all]; },
+      {{"a", {1, 1, 3}, pk::f32}, {"o", {3}, pk::f32}});
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*module)));
+  Failure element = failureOf([] {
+    pk::trace(
+        "bad", [](Ref a, Ref o) { o[1] = a[all]; },
+        {{"a", {1}, pk::f32}, {"o", {3}, pk::f32}});
+  });
+  EXPECT_EQ(element.message,
+            "store to 'o': setting an array element with a sequence: ref "
+            "'o'[...] with an integer per dimension is one element, but the "
+            "value has shape (1,)");
+}
+
 // `ref[pk::all] = v` stores; a named copy of `ref[pk::all]` is a value that
 // cannot be assigned to by accident.
 static_assert(std::is_assignable_v<pk::RefElement &&, pk::Value>);
