@@ -132,7 +132,14 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   // those GLSL lacks (erf) become polynomials, and fmod (OpFRem is
   // inexact) an exact integer computation.
   pm.addNestedPass<gpu::GPUModuleOp>(createPkExactRemFForSpirv());
-  pm.addNestedPass<gpu::GPUModuleOp>(createPkApproximateMathForSpirv());
+  PkApproximateMathForSpirvOptions math;
+  math.float64 = options.float64;
+  pm.addNestedPass<gpu::GPUModuleOp>(createPkApproximateMathForSpirv(math));
+  // Some drivers stop a thread after so many loop iterations (llvmpipe:
+  // 65535): a kernel that needs more is an error, not a partial result.
+  PkCheckLoopBudgetOptions budget;
+  budget.maxIterations = options.maxLoopIterations;
+  pm.addNestedPass<gpu::GPUModuleOp>(createPkCheckLoopBudget(budget));
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertMathToSPIRVPass());
   pm.addPass(createConvertGPUToSPIRVPass());
   OpPassManager &spirvModule = pm.nest<spirv::ModuleOp>();

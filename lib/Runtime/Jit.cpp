@@ -151,11 +151,16 @@ void prepareContextForCompilation(mlir::MLIRContext &context) {
   mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<mlir::pk::PkDialect>();
   context.appendDialectRegistry(registry);
-  // Everything the pipeline creates, loaded once, before any concurrent use.
-  mlir::OpPassManager pm(mlir::ModuleOp::getOperationName());
-  mlir::pk::buildPkCpuPipeline(pm, {});
+  // Everything the pipelines create (CPU and SPIR-V), loaded once, before
+  // any concurrent use: two Vulkan kernels compiling at once loaded the
+  // SPIR-V dialects into the shared context together, and crashed.
+  mlir::OpPassManager cpu(mlir::ModuleOp::getOperationName());
+  mlir::pk::buildPkCpuPipeline(cpu, {});
+  mlir::OpPassManager spirv(mlir::ModuleOp::getOperationName());
+  mlir::pk::buildPkSpirvPipeline(spirv, {});
   mlir::DialectRegistry dependent;
-  pm.getDependentDialects(dependent);
+  cpu.getDependentDialects(dependent);
+  spirv.getDependentDialects(dependent);
   context.appendDialectRegistry(dependent);
   for (llvm::StringRef name : dependent.getDialectNames())
     context.getOrLoadDialect(name);

@@ -105,6 +105,11 @@ Value buildExactRemainder(OpBuilder &b, Location loc, Value x, Value y,
         scf::YieldOp::create(
             nb, nloc, ValueRange{arith::ShLIOp::create(nb, nloc, reduced, shift)});
       });
+  // ex - ey is at most the largest biased exponent of a finite value less
+  // one (ey >= 1).
+  int64_t mostSteps = (exponentMask - 1) - 1;
+  loop->setAttr(mlir::pk::kMaxTripCountAttrName,
+                b.getI64IntegerAttr(mostSteps / format.quotientChunk + 1));
   Value remainder = arith::RemUIOp::create(b, loc, loop.getResult(0), my);
 
   // remainder * 2^(ey - bias - m): the significand converts exactly, and the

@@ -99,9 +99,16 @@ struct TileParallelLoopsForGpuPass
     std::optional<SmallVector<int64_t>> extents = staticExtents(loop);
     if (!extents)
       return loop.emitOpError("needs static bounds and steps to map to a GPU");
+    // The threads of a workgroup run along the innermost dimension with
+    // more than one index: unit dimensions are folded away below, and the
+    // dimension left innermost must be the tiled one (a (65536, 1) array
+    // became one workgroup of 65536 threads).
     SmallVector<int64_t> tiles(loop.getNumLoops(), 1);
-    tiles.back() =
-        std::max<int64_t>(1, std::min<int64_t>(workgroupSize, extents->back()));
+    size_t threads = tiles.size() - 1;
+    while (threads > 0 && (*extents)[threads] == 1)
+      --threads;
+    tiles[threads] = std::max<int64_t>(
+        1, std::min<int64_t>(workgroupSize, (*extents)[threads]));
     scf::tileParallelLoop(loop, tiles, /*noMinMaxBounds=*/false);
     return success();
   }

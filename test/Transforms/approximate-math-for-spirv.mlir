@@ -1,4 +1,5 @@
 // RUN: pk-opt %s --pk-approximate-math-for-spirv | FileCheck %s
+// RUN: pk-opt %s --pk-approximate-math-for-spirv=float64=false | FileCheck %s --check-prefix=F32POW
 // RUN: pk-opt %s --pk-approximate-math-for-spirv --convert-to-llvm --reconcile-unrealized-casts \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils \
 // RUN:   | FileCheck %s --check-prefix=EXEC
@@ -18,23 +19,31 @@ func.func @erf_f32(%x: f32) -> f32 {
 
 // Other math ops are not touched.
 // CHECK-LABEL: func.func @others
-// CHECK: math.exp %{{.*}} : f32
+// CHECK: math.sqrt %{{.*}} : f32
 // CHECK: math.sqrt %{{.*}} : f64
 func.func @others(%x: f32, %y: f64) -> (f32, f64) {
-  %0 = math.exp %x : f32
+  %0 = math.sqrt %x : f32
   %1 = math.sqrt %y : f64
   return %0, %1 : f32, f64
 }
 
-// pow is exp(y * log|x|) with C's special cases spelled out (GLSL's pow is
+// pow is |x| ** y in float64 arithmetic (or exp(y * log|x|) in float32
+// without float64) with C's special cases spelled out (GLSL's pow is
 // undefined for x <= 0).
 // CHECK-LABEL: func.func @pow
 // CHECK-NOT: math.powf
 // CHECK: math.absf
 // CHECK: math.floor
-// CHECK: math.log
-// CHECK: math.exp
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.bitcast %{{.*}} : f64 to i64
+// CHECK: arith.fptosi %{{.*}} : f64 to i64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
 // CHECK: arith.cmpf uno
+// CHECK-NOT: math.log
+// CHECK-NOT: math.exp
+// F32POW-LABEL: func.func @pow
+// F32POW-NOT: f64
+// F32POW: arith.cmpf uno
 func.func @pow(%x: f32, %y: f32) -> f32 {
   %0 = math.powf %x, %y : f32
   return %0 : f32
@@ -54,13 +63,15 @@ func.func @sin_cos(%x: f32) -> (f32, f32) {
   return %0, %1 : f32, f32
 }
 
-// tanh saturates exactly; log of subnormals and exp into them are scaled.
+// tanh saturates exactly; log of subnormals and exp into them are scaled;
+// log and exp become polynomials (GLSL's are loose).
 // CHECK-LABEL: func.func @tanh_log_exp
 // CHECK: arith.cmpf oge
 // CHECK: math.copysign
 // CHECK: arith.cmpf olt, %{{.*}}, %{{.*}} : f32
-// CHECK: math.log
-// CHECK: math.exp
+// CHECK-NOT: math.log
+// CHECK-NOT: math.exp
+// CHECK: return
 func.func @tanh_log_exp(%x: f32) -> (f32, f32, f32) {
   %0 = math.tanh %x : f32
   %1 = math.log %x : f32
@@ -100,6 +111,15 @@ func.func @tanh_log_exp(%x: f32) -> (f32, f32, f32) {
 // EXEC-NEXT: 1e-30
 // EXEC-NEXT: -92.1034
 // EXEC-NEXT: 5.52112e-42
+// pow correctly rounded, as bits: 7 ** -1, 3 ** 0.5, 0.1 ** 2, 1e10 ** -0.5
+// (NumPy's float32 power is an ulp off on the first three), 2 ** -149 (the
+// smallest subnormal), 2 ** -150.5 (0):
+// EXEC-NEXT: 1041385765
+// EXEC-NEXT: 1071494103
+// EXEC-NEXT: 1008981771
+// EXEC-NEXT: 925353388
+// EXEC-NEXT: 1
+// EXEC-NEXT: 0
 func.func @print_sin_cos(%x: f32) {
   %s, %c = func.call @sin_cos(%x) : (f32) -> (f32, f32)
   vector.print %s : f32
@@ -110,6 +130,13 @@ func.func @print_sin_cos(%x: f32) {
 func.func @print_pow(%x: f32, %y: f32) {
   %p = func.call @pow(%x, %y) : (f32, f32) -> f32
   vector.print %p : f32
+  return
+}
+
+func.func @print_pow_bits(%x: f32, %y: f32) {
+  %p = func.call @pow(%x, %y) : (f32, f32) -> f32
+  %bits = arith.bitcast %p : f32 to i32
+  vector.print %bits : i32
   return
 }
 
@@ -162,5 +189,16 @@ func.func @main() {
   vector.print %l2 : f32
   %t3, %l3, %x3 = func.call @tanh_log_exp(%m95) : (f32) -> (f32, f32, f32)
   vector.print %x3 : f32
+  %seven = arith.constant 7.0 : f32
+  func.call @print_pow_bits(%seven, %m1) : (f32, f32) -> ()
+  func.call @print_pow_bits(%three, %half) : (f32, f32) -> ()
+  %tenth = arith.constant 0.1 : f32
+  func.call @print_pow_bits(%tenth, %two) : (f32, f32) -> ()
+  %big = arith.constant 1.0e10 : f32
+  func.call @print_pow_bits(%big, %mhalf) : (f32, f32) -> ()
+  %m149 = arith.constant -149.0 : f32
+  func.call @print_pow_bits(%two, %m149) : (f32, f32) -> ()
+  %m150 = arith.constant -150.5 : f32
+  func.call @print_pow_bits(%two, %m150) : (f32, f32) -> ()
   return
 }

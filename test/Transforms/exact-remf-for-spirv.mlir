@@ -12,6 +12,9 @@
 // CHECK: scf.for {{.*}} step %c39 iter_args
 // CHECK: arith.remui
 // CHECK: arith.shli
+// The loop runs at most (254 - 2) / 39 + 1 = 7 times (pk-check-loop-budget
+// counts with this).
+// CHECK: } {pk.max_trip_count = 7 : i64}
 // CHECK: arith.uitofp %{{.*}} : i64 to f32
 // CHECK: math.copysign
 func.func @rem_f32(%x: f32, %y: f32) -> f32 {
@@ -19,9 +22,11 @@ func.func @rem_f32(%x: f32, %y: f32) -> f32 {
   return %0 : f32
 }
 
-// float64 takes 10 quotient bits per iteration; float16 computes in f32.
+// float64 takes 10 quotient bits per iteration, at most 205 iterations;
+// float16 computes in f32.
 // CHECK-LABEL: func.func @rem_f64_f16
 // CHECK: scf.for {{.*}} step %c10
+// CHECK: } {pk.max_trip_count = 205 : i64}
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @rem_f64_f16(%x: f64, %y: f64, %u: f16, %v: f16) -> (f64, f16) {

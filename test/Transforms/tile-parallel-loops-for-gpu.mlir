@@ -98,3 +98,22 @@ func.func @four_dims(%a: memref<2x2x2x2xf32>) {
   }
   return
 }
+
+// -----
+
+// A trailing unit dimension: the threads run along the last dimension with
+// more than one index (tiling the unit one made a single workgroup of
+// 65536 threads).
+// CHECK-LABEL: func.func @trailing_unit
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c65536, %c64) step (%c64, %c1)
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = thread_x
+func.func @trailing_unit(%a: memref<65536x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c65536 = arith.constant 65536 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c65536, %c1) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<65536x1xf32>
+    memref.store %x, %a[%i, %j] : memref<65536x1xf32>
+  }
+  return
+}

@@ -2,9 +2,13 @@
 result equals NumPy's and every (kernel, shape) compiles once. Compiled
 calls release the GIL, so the threads really run the kernels concurrently."""
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
+import pytest
 
 import picokernel
 
@@ -67,3 +71,45 @@ def test_threads_share_kernels_and_compile_each_shape_once():
         assert info.misses <= len(sizes)
         assert info.misses == info.entries
     assert sum(k.cache_info().hits + k.cache_info().misses for k in kernels) == 8 * 24
+
+
+VULKAN_FIRST_USE = """
+import threading, numpy as np, picokernel
+
+def add(a_ref, o_ref):
+    o_ref[...] = a_ref[...] + 1
+
+def total(a_ref, o_ref):
+    o_ref[...] = a_ref[...].sum(axis=-1)
+
+results = {}
+
+def work(name, fn, shape):
+    a = np.ones(shape, np.float32)
+    o = np.zeros(shape[:-1] if name == "total" else shape, np.float32)
+    picokernel.kernel(fn, backend="vulkan")(a, o)
+    results[name] = o
+
+threads = [threading.Thread(target=work, args=("add", add, (1000,))),
+           threading.Thread(target=work, args=("total", total, (10, 100)))]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+assert (results["add"] == 2).all() and (results["total"] == 100).all(), results
+print("ok")
+"""
+
+
+def test_two_threads_compile_the_first_vulkan_kernels_at_once():
+    """The first two Vulkan kernels of a process, compiled at once by two
+    threads, loaded the SPIR-V dialects into the shared MLIR context together
+    and crashed: each run is a fresh process, several times."""
+    available, why = picokernel.vulkan_available()
+    if not available:
+        pytest.skip(f"no Vulkan device: {why}")
+    for _ in range(4):
+        result = subprocess.run([sys.executable, "-c", VULKAN_FIRST_USE],
+                                capture_output=True, text=True, timeout=300,
+                                env={**os.environ, "PK_CACHE": "0"})
+        assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr

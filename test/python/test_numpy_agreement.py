@@ -420,13 +420,61 @@ def test_float64_transcendentals_on_vulkan_are_a_clear_error():
         run(kernel, np.zeros(3), np.zeros(3), backend="vulkan")
 
 
+def test_vulkan_grids_with_unit_dimensions():
+    """A trailing unit dimension made one workgroup of 65536 threads (more
+    than any device runs): the threads now tile the last dimension with
+    more than one index."""
+    if "vulkan" not in BACKENDS:
+        pytest.skip("no Vulkan device")
+
+    def double(a, o):
+        o[...] = a[...] * 2
+
+    for shape in [(65536, 1), (65536, 1, 1), (2, 65536, 1), (70000, 3)]:
+        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        o = np.zeros_like(x)
+        run(double, x, o, backend="vulkan")
+        np.testing.assert_array_equal(o, x * 2)
+    a = np.arange(65536 * 2, dtype=np.float32).reshape(65536, 2) % 7
+    b = np.arange(2, dtype=np.float32).reshape(2, 1)
+    o = np.zeros((65536, 1), np.float32)
+
+    def matmul(a_ref, b_ref, o_ref):
+        o_ref[...] = a_ref[...] @ b_ref[...]
+
+    run(matmul, a, b, o, backend="vulkan")
+    np.testing.assert_array_equal(o, a @ b)
+
+
+def test_loops_longer_than_the_vulkan_device_allows_are_an_error():
+    """llvmpipe stops a thread after 65535 loop iterations and keeps what it
+    computed (the sum of 70000 ones was 65535): such a kernel fails to
+    compile there, naming the count; exactly 65535 iterations run."""
+    if "vulkan" not in BACKENDS:
+        pytest.skip("no Vulkan device")
+
+    def total(a, o):
+        o[...] = a[...].sum()
+
+    o = np.zeros((), np.float32)
+    run(total, np.ones(65535, np.float32), o, backend="vulkan")
+    assert o == 65535
+    if not picokernel.vulkan_device().startswith("llvmpipe"):
+        run(total, np.ones(70000, np.float32), o, backend="vulkan")
+        assert o == 70000
+        return
+    with pytest.raises(RuntimeError, match="runs 70000 loop iterations in one GPU "
+                       "thread; this device stops a thread after 65535"):
+        run(total, np.ones(70000, np.float32), o, backend="vulkan")
+
+
 #===-----------------------------------------------------------------------===#
 # 7, 8, 13. Math functions, dtypes and conversions
 #===-----------------------------------------------------------------------===#
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_log1p_of_huge_values_and_float16_expm1(backend):
+def test_log1p_and_expm1_of_huge_values_and_float16(backend):
     def log1p(a, o):
         o[...] = np.log1p(a[...])
 
@@ -441,6 +489,17 @@ def test_log1p_of_huge_values_and_float16_expm1(backend):
     oh = np.zeros_like(h)
     run(expm1, h, oh, backend=backend)
     np.testing.assert_array_equal(oh, np.expm1(h))
+    # Near the top of float32's exp: (exp(x) - 1) * x overflowed before the
+    # division by log(exp(x)); float64 the same near 709.
+    big = np.array([80.0, 85.0, 88.5, 88.72, 89.0, -100.0], np.float32)
+    o = np.zeros_like(big)
+    run(expm1, big, o, backend=backend)
+    np.testing.assert_allclose(o, quietly(np.expm1, big), rtol=2e-6)
+    if backend == "cpu":  # Vulkan has no float64 exp
+        big64 = np.array([700.0, 709.0, 709.78, 710.0, 1e-300])
+        o64 = np.zeros_like(big64)
+        run(expm1, big64, o64, backend=backend)
+        np.testing.assert_allclose(o64, quietly(np.expm1, big64), rtol=1e-14)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -45,6 +45,17 @@ struct SpirvPipelineOptions : public PassPipelineOptions<SpirvPipelineOptions> {
       llvm::cl::desc("Float widths whose NaNs, infinities and signed zeros "
                      "follow IEEE (SignedZeroInfNanPreserve; default 16, 32, "
                      "64, which Vulkan 1.2 devices generally preserve)")};
+  Option<bool> float64{
+      *this, "float64",
+      llvm::cl::desc("The device computes in float64 (shaderFloat64): "
+                     "float32 pow is computed through it, correctly rounded"),
+      llvm::cl::init(true)};
+  Option<int64_t> maxLoopIterations{
+      *this, "max-loop-iterations",
+      llvm::cl::desc("Loop iterations the device lets one thread run before "
+                     "it stops it (llvmpipe: 65535; 0: no limit): kernels "
+                     "that need more fail to compile"),
+      llvm::cl::init(0)};
   /// The widths to preserve: the option's, or all three when it is unset.
   SmallVector<unsigned> specialFloatWidthsOrDefault() const {
     if (!specialFloatWidths.hasValue())

@@ -16,6 +16,11 @@
 
 namespace mlir::pk {
 
+/// The most iterations an `scf.for` with dynamic bounds runs, as an
+/// integer attribute on it, set by the pass that builds it (fmod's loop
+/// over quotient bits); pk-check-loop-budget counts with it.
+constexpr llvm::StringLiteral kMaxTripCountAttrName = "pk.max_trip_count";
+
 #define GEN_PASS_DECL
 #include "picokernel/Transforms/Passes.h.inc"
 

@@ -171,6 +171,32 @@ def PkIeeeFloatsForSpirv : Pass<"pk-ieee-floats-for-spirv",
   ];
 }
 
+def PkCheckLoopBudget : Pass<"pk-check-loop-budget"> {
+  let summary = "Reject kernels whose loops run longer than the device allows";
+  let description = [{
+    llvmpipe (lavapipe, Mesa's Vulkan on the CPU) ends a shader invocation
+    after 65535 loop iterations in all, its guard against runaway shaders:
+    the sum of 70000 ones came out 65535, silently. This pass counts the
+    loop iterations one invocation of every function runs at most (a loop's
+    constant trip count times one plus its body's, the loops of a block
+    added, the larger branch of an `scf.if`) and fails with the count and
+    the limit when it is larger than `max-iterations`. Splitting the loops
+    does not help: the budget is shared by every loop of the invocation.
+    `max-iterations=0` (the default) checks nothing.
+
+    ```mlir
+    // pk-opt --pk-check-loop-budget=max-iterations=65535
+    scf.for %i = %c0 to %c70000 step %c1 { ... }
+    // error: runs 70000 loop iterations in one GPU thread; this device
+    // stops a thread after 65535 ... : run this kernel on the CPU backend
+    ```
+  }];
+  let options = [
+    Option<"maxIterations", "max-iterations", "int64_t", /*default=*/"0",
+           "Loop iterations one invocation may run (0: no limit)">
+  ];
+}
+
 def PkCopyViewsWithLinalg : Pass<"pk-copy-views-with-linalg",
                                  "::mlir::func::FuncOp"> {
   let summary = "Copies from or into memref views become linalg.copy";
@@ -297,21 +323,39 @@ def PkExactRemFForSpirv : Pass<"pk-exact-remf-for-spirv"> {
 }
 
 def PkApproximateMathForSpirv : Pass<"pk-approximate-math-for-spirv"> {
-  let summary = "Replace math ops that SPIR-V lacks by polynomial approximations";
+  let summary = "Accurate float32 math for SPIR-V, where GLSL's is loose or missing";
   let description = [{
-    GLSL.std.450 has no error function, so `convert-math-to-spirv` cannot
-    lower `math.erf`. This pass rewrites `math.erf` on 16- and 32-bit floats
-    into MLIR's polynomial approximation
-    (`populatePolynomialApproximateErfPattern`, about 2e-7 absolute error),
-    with the sign of the argument copied onto the result (so that
-    erf(-0.0) is -0.0, as in NumPy). GLSL has no float64 transcendental
-    functions at all: a float64 exp, log, sin, cos, tanh, pow or erf is an
-    error at the user's line, saying so.
+    GLSL.std.450's extended instructions are only roughly specified, and
+    lavapipe's are as rough as allowed (exp within 64 ulps, log within
+    2^-21 absolute, sin(1e10) off by 100%). This pass rewrites the float32
+    math ops inside GPU kernels so that they agree with NumPy within a few
+    ulps:
+    - `math.exp` and `math.log`: MLIR's polynomials with Cody-Waite
+      reduction (within 4 and 2 ulps), subnormal arguments of log and
+      results of exp scaled into the normal range and back;
+    - `math.powf`: C's pow with every special case of C99 F.9.4.4 made
+      explicit (GLSL's pow is undefined for x <= 0), the magnitude
+      computed in float64 arithmetic when `float64` is set (correctly
+      rounded but for near-ties), else as exp(y * log|x|);
+    - `math.sin` and `math.cos`: arguments of 2 and more reduced exactly
+      modulo pi/2 (Payne-Hanek, in integer arithmetic);
+    - `math.tanh`: MLIR's rational approximation (tiny x stays x),
+      saturating to +-1 from |x| = 9;
+    - `math.erf` (GLSL has none): MLIR's polynomial, with the sign of
+      the argument (erf(-0.0) is -0.0).
+    GLSL has no float64 transcendental functions at all: a float64 exp,
+    log, sin, cos, tanh, pow or erf is an error at the user's line, saying
+    so.
 
     ```mlir
     %0 = math.erf %x : f32   // becomes a rational polynomial in %x
     ```
   }];
+  let options = [
+    Option<"float64", "float64", "bool", /*default=*/"true",
+           "The device computes in float64 (Vulkan's shaderFloat64): "
+           "float32 pow uses it">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
 }

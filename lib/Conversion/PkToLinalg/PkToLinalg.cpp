@@ -284,11 +284,12 @@ Value expm1Body(OpBuilder &b, Location loc, ValueRange args, Type type) {
       b.getFloatAttr(type, std::numeric_limits<double>::infinity()));
   Value u = math::ExpOp::create(b, loc, x);
   Value uMinusOne = arith::SubFOp::create(b, loc, u, one);
-  // (u - 1) * x / log(u); exact x where exp(x) rounds to 1, -1 where it
-  // underflows to 0 (u - 1 == -1), +inf where it overflows.
-  Value corrected =
-      arith::DivFOp::create(b, loc, arith::MulFOp::create(b, loc, uMinusOne, x),
-                            math::LogOp::create(b, loc, u));
+  // (u - 1) * (x / log(u)); exact x where exp(x) rounds to 1, -1 where it
+  // underflows to 0 (u - 1 == -1), +inf where it overflows. The ratio is
+  // about 1: (u - 1) * x overflowed for x > 80 in float32 (inf / log(u)).
+  Value corrected = arith::MulFOp::create(
+      b, loc, uMinusOne,
+      arith::DivFOp::create(b, loc, x, math::LogOp::create(b, loc, u)));
   auto equals = [&](Value lhs, Value rhs) {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lhs, rhs)
         .getResult();

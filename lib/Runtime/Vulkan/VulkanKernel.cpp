@@ -75,6 +75,12 @@ struct Device {
   /// The float widths whose NaNs, infinities and signed zeros the device
   /// keeps as IEEE says when asked (SignedZeroInfNanPreserve).
   llvm::SmallVector<unsigned> preservedFloatWidths;
+  /// Loop iterations a thread may run before the driver stops it, 0 for
+  /// no limit: llvmpipe ends a shader after 65535 (LP_MAX_TGSI_LOOP_
+  /// ITERATIONS) and keeps what it computed so far.
+  int64_t maxLoopIterations = 0;
+  /// Whether kernels may compute in float64 (shaderFloat64).
+  bool float64 = false;
 
   static Device &get() {
     static Device *device = [] {
@@ -109,6 +115,8 @@ struct Device {
       throw VulkanError(std::string("vulkan: device ") +
                         properties.deviceName +
                         " supports only Vulkan 1.0; picokernel needs 1.1");
+    if (std::strncmp(properties.deviceName, "llvmpipe", 8) == 0)
+      maxLoopIterations = 65535;
 
     uint32_t families = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
@@ -184,6 +192,7 @@ struct Device {
     enabled.features.shaderInt16 = features.features.shaderInt16;
     enabled.features.shaderInt64 = features.features.shaderInt64;
     enabled.features.shaderFloat64 = features.features.shaderFloat64;
+    float64 = features.features.shaderFloat64;
 
     float priority = 1.0f;
     VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -392,6 +401,8 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
     spirv.workgroupSize = options.workgroupSize;
     spirv.vulkanVersion = "1.1";
     spirv.specialFloatWidths = impl.device.preservedFloatWidths;
+    spirv.maxLoopIterations = impl.device.maxLoopIterations;
+    spirv.float64 = impl.device.float64;
     if (mlir::failed(mlir::pk::compileToSpirv(module, spirv, binary)))
       throw CompileError("compile: the SPIR-V pipeline failed on kernel '" +
                          kernel->kernelName + "':\n" + diagnostics.text());

@@ -3,7 +3,8 @@
 // corrections that keep small arguments exact (not math.log1p/math.expm1,
 // which math-to-llvm and math-to-spirv expand as log(1 + x), exp(x) - 1);
 // log1p multiplies log(1 + x) by x / ((1 + x) - 1), a ratio near 1, so
-// that huge x does not overflow. float16 computes in float32.
+// that huge x does not overflow, and expm1 multiplies exp(x) - 1 by
+// x / log(exp(x)), for the same reason. float16 computes in float32.
 // RUN: pk-opt %s --convert-pk-to-linalg | FileCheck %s
 
 // CHECK-LABEL: func.func @math
@@ -20,7 +21,10 @@
 // CHECK-NOT: math.expm1
 // CHECK: ^bb0(%[[EM1_X:.*]]: f32, %{{.*}}: f32):
 // CHECK: %[[EXP_X:.*]] = math.exp %[[EM1_X]] : f32
-// CHECK: math.log %[[EXP_X]] : f32
+// CHECK: %[[EXP_MINUS_ONE:.*]] = arith.subf %[[EXP_X]], %{{.*}} : f32
+// CHECK: %[[LOG_EXP:.*]] = math.log %[[EXP_X]] : f32
+// CHECK: %[[EM1_RATIO:.*]] = arith.divf %[[EM1_X]], %[[LOG_EXP]] : f32
+// CHECK: arith.mulf %[[EXP_MINUS_ONE]], %[[EM1_RATIO]] : f32
 // CHECK: arith.select %{{.*}}, %[[EM1_X]], %{{.*}} : f32
 // CHECK: math.sqrt
 // CHECK: math.rsqrt
