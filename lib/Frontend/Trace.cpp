@@ -298,7 +298,15 @@ public:
                              const std::string &op) {
     mlir::MLIRContext &context = *builder.getContext();
     mlir::Type type = toMlirType(dtype, context);
-    bool isFloatNumber = number.getKind() == Operand::Kind::Float;
+    bool isFloatNumber = number.getKind() == Operand::Kind::Float ||
+                         number.isBigInteger();
+    if (number.isBigInteger() && !isFloat(dtype))
+      fail(number.where(), op,
+           "integer " + formatBigInteger(number) + " does not fit in " +
+               quoted(dtype) +
+               " (NumPy raises OverflowError: Python int too large to "
+               "convert to C long)",
+           TraceError::Category::Overflow);
     if (isFloat(dtype)) {
       const llvm::fltSemantics &semantics =
           llvm::cast<mlir::FloatType>(type).getFloatSemantics();
@@ -344,6 +352,13 @@ public:
                " (NumPy raises OverflowError)",
            TraceError::Category::Overflow);
     return mlir::IntegerAttr::get(type, llvm::APInt(bits, value, true));
+  }
+
+  /// A big integer's value for messages (2^64 is 1.8446744073709552e+19).
+  static std::string formatBigInteger(const Operand &number) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", number.getFloat());
+    return text;
   }
 
   /// Whether an integer dtype holds `value`.
@@ -518,6 +533,26 @@ public:
     }
   }
 
+  /// `x kind huge` (or `huge kind x` unless `hugeOnRight`) for every
+  /// integer x, where huge is beyond int64, positive or not.
+  static bool comparedWithHuge(CompareKind kind, bool hugeOnRight,
+                               bool positive) {
+    bool xBelow = hugeOnRight == positive; // the left side is the smaller
+    switch (kind) {
+    case CompareKind::Lt:
+    case CompareKind::Le:
+      return xBelow;
+    case CompareKind::Gt:
+    case CompareKind::Ge:
+      return !xBelow;
+    case CompareKind::Eq:
+      return false;
+    case CompareKind::Ne:
+      return true;
+    }
+    llvm_unreachable("unknown comparison");
+  }
+
   Value compare(CompareKind kind, const Operand &lhs, const Operand &rhs) {
     static const char *names[] = {"less",  "less_equal", "greater",
                                   "greater_equal", "equal", "not_equal"};
@@ -525,13 +560,23 @@ public:
     Shape shape = broadcastOperands(lhs, rhs, op);
     DType dtype = resultType(lhs, rhs);
     // NumPy 2 compares integers with a Python integer their dtype cannot
-    // hold by its value (`int8_array < 1000` is all true): in int64.
+    // hold by its value (`int8_array < 1000` is all true): in int64, and
+    // beyond int64 by the number's sign alone.
     if (isInteger(dtype))
-      for (const Operand *number : {&lhs, &rhs})
-        if (!arrayType(*number) &&
-            number->getKind() == Operand::Kind::Integer &&
-            !fitsIn(number->getInteger(), dtype))
+      for (const Operand *number : {&lhs, &rhs}) {
+        if (arrayType(*number) || number->getKind() != Operand::Kind::Integer)
+          continue;
+        const Operand &array = number == &lhs ? rhs : lhs;
+        if (number->isBigInteger() && arrayType(array) &&
+            isInteger(*arrayType(array)))
+          return wrap(materialize(
+              Operand::fromBool(comparedWithHuge(kind, number == &rhs,
+                                                 number->getFloat() > 0),
+                                lhs.where()),
+              DType::Bool, shape, op));
+        if (!number->isBigInteger() && !fitsIn(number->getInteger(), dtype))
           dtype = DType::I64;
+      }
     mlir::Location loc = location(lhs.where());
     mlir::Value l = materialize(lhs, dtype, shape, op);
     mlir::Value r = materialize(rhs, dtype, shape, op);
@@ -598,7 +643,7 @@ public:
     llvm_unreachable("unknown math function");
   }
 
-  Value power(const Operand &base, const Operand &exponent) {
+  Value power(const Operand &base, const Operand &exponent, bool inPlace) {
     const std::string op = "power";
     Shape shape = broadcastOperands(base, exponent, op);
     DType dtype = resultType(base, exponent);
@@ -621,7 +666,19 @@ public:
                  "when tracing (NumPy raises for negative ones); use a "
                  "floating-point base or exponent",
              TraceError::Category::Type);
-      // NumPy raises in its loop: arrays without elements raise nothing.
+      // The exponent converts to the base's integer dtype first (an
+      // OverflowError even without elements); NumPy raises for negative
+      // ones in its loop, so arrays without elements raise nothing.
+      if (exponent.isBigInteger())
+        scalarAttr(exponent, dtype, op);
+      std::optional<DType> baseType = arrayType(base);
+      if (weakNumber && baseType && isInteger(*baseType) &&
+          !fitsIn(exponent.getInteger(), *baseType))
+        fail(exponent.where(), op,
+             "Python integer " + std::to_string(exponent.getInteger()) +
+                 " out of bounds for " + quoted(*baseType) +
+                 " (NumPy raises OverflowError)",
+             TraceError::Category::Overflow);
       bool empty = llvm::is_contained(shape, 0);
       if (exponent.getInteger() < 0 && !empty)
         fail(exponent.where(), op,
@@ -638,7 +695,8 @@ public:
     if (weakNumber) {
       // NumPy's fast paths for `array ** python_scalar` (square, sqrt,
       // reciprocal, ones, copy): the same results, without a pow call.
-      double e = exponent.getKind() == Operand::Kind::Integer
+      double e = exponent.getKind() == Operand::Kind::Integer &&
+                         !exponent.isBigInteger()
                      ? double(exponent.getInteger())
                      : exponent.getFloat();
       auto number = [&](double value) {
@@ -664,7 +722,37 @@ public:
         return wrap(number(1.0));
     }
     mlir::Value e = materialize(exponent, dtype, shape, op);
-    return wrap(mlir::pk::PowOp::create(builder, loc, b, e));
+    mlir::Value result = mlir::pk::PowOp::create(builder, loc, b, e);
+    if ((dtype == DType::F32 || dtype == DType::F64) &&
+        exponentRepeatsAcrossLoop(base, exponent, shape, inPlace)) {
+      // NumPy's float32/float64 power loop takes sqrt(x) for an exponent
+      // of 0.5 held in its one repeated element; sqrt differs from pow at
+      // -inf (nan, not inf) and -0.0 (-0.0, not 0.0).
+      mlir::Value half = materialize(Operand::fromFloat(0.5, exponent.where()),
+                                     dtype, shape, op);
+      mlir::Value isHalf = mlir::pk::EqualOp::create(builder, loc, e, half);
+      mlir::Value root = mlir::pk::SqrtOp::create(builder, loc, b);
+      result = mlir::pk::SelectOp::create(builder, loc, isHalf, root, result);
+    }
+    return wrap(result);
+  }
+
+  /// Whether NumPy's power loop sees the exponent with stride 0: one
+  /// element, unless NumPy takes its trivial loop (every operand 0-d or of
+  /// the result's shape, and the output a new array), which steps through
+  /// a one-element exponent of the result's shape with its own stride.
+  static bool exponentRepeatsAcrossLoop(const Operand &base,
+                                        const Operand &exponent,
+                                        const Shape &result, bool inPlace) {
+    Shape exponentShape = shapeOf(exponent);
+    if (llvm::any_of(exponentShape, [](int64_t d) { return d != 1; }))
+      return false;
+    if (exponentShape.empty() || inPlace)
+      return true;
+    Shape baseShape = shapeOf(base);
+    bool trivial = exponentShape == result &&
+                   (baseShape.empty() || baseShape == result);
+    return !trivial;
   }
 
   /// `value ** exponent` by repeated squaring: wrapping multiplications
@@ -694,8 +782,9 @@ public:
   /// NumPy's reductions. `axes` absent means every axis; an empty list
   /// reduces nothing (NumPy's `axis=()`: the value, converted as the
   /// reduction would convert it).
-  Value reduce(ReduceKind kind, const Operand &operand,
-               std::optional<std::vector<int64_t>> requested, bool keepdims) {
+  Value reduce(ReduceKind kind, const Operand &operand, const Axes &given,
+               bool keepdims) {
+    const std::optional<std::vector<int64_t>> &requested = given.get();
     static const char *names[] = {"sum", "max", "min", "mean"};
     std::string op = names[int(kind)];
     Shape shape = shapeOf(operand);
@@ -706,9 +795,10 @@ public:
         axes.push_back(d);
     } else {
       for (int64_t axis : *requested) {
-        // NumPy's sum, max and min of a 0-d array take axis 0 and -1 (its
-        // mean does not).
-        if (rank == 0 && (axis == 0 || axis == -1) && kind != ReduceKind::Mean)
+        // NumPy's sum, max and min of a 0-d array take axis 0 and -1, as
+        // an integer (not in a tuple; its mean takes neither).
+        if (rank == 0 && (axis == 0 || axis == -1) && given.isInteger() &&
+            kind != ReduceKind::Mean)
           continue;
         if (axis < -rank || axis >= rank)
           fail(operand.where(), op,
@@ -808,13 +898,20 @@ public:
     DType dtype = resultType(a, b);
     // np.where converts Python integers with a C cast: one the integer
     // dtype cannot hold wraps (where arithmetic would raise).
+    // Python integers from 2^63 to 2^64 convert as uint64 first, and only
+    // larger ones raise (OverflowError).
     auto converted = [&](const Operand &value) {
       if (arrayType(value) || value.getKind() != Operand::Kind::Integer ||
-          !isInteger(dtype) || fitsIn(value.getInteger(), dtype))
+          !isInteger(dtype))
+        return value;
+      std::optional<int64_t> number =
+          value.isBigInteger() ? value.wrappedToInt64()
+                               : std::optional<int64_t>(value.getInteger());
+      if (!number || (fitsIn(*number, dtype) && !value.isBigInteger()))
         return value;
       unsigned bits = unsigned(itemSize(dtype)) * 8;
       return Operand::fromInteger(
-          llvm::APInt(64, uint64_t(value.getInteger())).trunc(bits).getSExtValue(),
+          llvm::APInt(64, uint64_t(*number)).trunc(bits).getSExtValue(),
           value.where());
     };
     mlir::Value c = materialize(condition, DType::Bool, *shape, op);
@@ -841,8 +938,8 @@ public:
       if (!arrayType(*operand) || shapeOf(*operand).empty())
         fail(operand->where(), op,
              "operands must be arrays of at least one dimension (NumPy's @ "
-             "rejects scalars; use * to scale)",
-             TraceError::Category::Type);
+             "rejects scalars with a ValueError; use * to scale)",
+             TraceError::Category::Value);
     Shape lhsShape = shapeOf(lhs), rhsShape = shapeOf(rhs);
     size_t lhsRank = lhsShape.size(), rhsRank = rhsShape.size();
     int64_t lhsK = lhsShape.back();
@@ -1094,6 +1191,20 @@ Operand Operand::fromInteger(int64_t number, SourceLoc where) {
   return operand;
 }
 
+Operand Operand::fromBigInteger(double number, SourceLoc where) {
+  Operand operand(Kind::Integer, std::move(where));
+  operand.bigInteger = true;
+  operand.floatValue = number;
+  return operand;
+}
+
+Operand Operand::fromUnsignedBigInteger(uint64_t number, SourceLoc where) {
+  Operand operand = fromBigInteger(double(number), std::move(where));
+  operand.unsignedBig = true;
+  operand.intValue = int64_t(number);
+  return operand;
+}
+
 Operand Operand::fromArray(DType dtype, Shape shape, std::vector<uint8_t> bytes,
                            SourceLoc where) {
   int64_t elements = 1;
@@ -1281,7 +1392,13 @@ Value math(MathFunction function, const Operand &value) {
 }
 
 Value pow(const Operand &base, const Operand &exponent) {
-  return TraceState::owner({&base, &exponent}, "power").power(base, exponent);
+  return TraceState::owner({&base, &exponent}, "power")
+      .power(base, exponent, /*inPlace=*/false);
+}
+
+Value powInPlace(const Operand &base, const Operand &exponent) {
+  return TraceState::owner({&base, &exponent}, "power")
+      .power(base, exponent, /*inPlace=*/true);
 }
 
 static Value reduce(int kind, const Operand &value, const Axes &axes,
@@ -1290,7 +1407,7 @@ static Value reduce(int kind, const Operand &value, const Axes &axes,
     throw TraceError("reduce: reductions take a traced value", value.where(),
                      TraceError::Category::Type);
   return TraceState::owner({&value}, "reduce")
-      .reduce(TraceState::ReduceKind(kind), value, axes.get(), keepdims);
+      .reduce(TraceState::ReduceKind(kind), value, axes, keepdims);
 }
 
 Value sum(const Operand &value, const Axes &axes, bool keepdims) {

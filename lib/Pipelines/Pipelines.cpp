@@ -75,6 +75,9 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   // bfloat16 arithmetic in float32, and conversions to the 16-bit floats
   // without compiler-rt helpers (which a JIT'd kernel may not find).
   addNarrowFloatEmulation(pm);
+  // bf16 moves as i16: x86's LLVM backend would round a copied bf16 value
+  // through float32 with vcvtneps2bf16, which flushes subnormals to zero.
+  pm.addPass(createPkStoreBF16AsI16());
   pm.addPass(createConvertSCFToOpenMPPass());
   // The OpenMP loop bodies sit in memref.alloca_scope ops; the canonicalizer
   // inlines those without allocas. Left in place they become stacksave /

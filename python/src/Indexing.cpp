@@ -17,28 +17,41 @@ std::string reprOf(nb::handle object) {
 
 [[noreturn]] void invalidIndex(nb::handle item, const std::string &why) {
   raise(PyExc_IndexError,
-        "only integers, slices (`:`) and ellipsis (`...`) are valid indices "
+        pythonLocation().str() +
+            ": error: only integers, slices (`:`) and ellipsis (`...`) are "
+            "valid indices "
         "in a picokernel kernel; got " +
             reprOf(item) + why);
 }
 
-/// A Python integer (or anything with __index__, like np.int64) as int64,
-/// saturated: a position that large is out of bounds, a bound is clamped.
-int64_t toPosition(nb::handle item) {
+/// A Python integer (or anything with __index__, like np.int64) as int64.
+/// Beyond int64, a slice bound saturates (it is clamped anyway), and a
+/// position is an error: OverflowError above, as NumPy's, and
+/// IndexError below.
+int64_t toInteger(nb::handle item, bool isBound) {
   nb::object integer = nb::steal(PyNumber_Index(item.ptr()));
   if (!integer.is_valid())
     throw nb::python_error();
   int overflow = 0;
   long long value = PyLong_AsLongLongAndOverflow(integer.ptr(), &overflow);
-  if (overflow)
+  if (!overflow)
+    return value;
+  if (isBound)
     return overflow > 0 ? INT64_MAX : INT64_MIN;
-  return value;
+  std::string where = pythonLocation().str() + ": error: indexing: ";
+  if (overflow > 0)
+    raise(PyExc_OverflowError,
+          where + "index " + reprOf(integer) +
+              " does not fit in int64 (NumPy: Python int too large to "
+              "convert to C long)");
+  raise(PyExc_IndexError, where + "index " + reprOf(integer) +
+                              " is out of bounds (beyond int64)");
 }
 
 std::optional<int64_t> toBound(nb::handle bound) {
   if (bound.is_none())
     return std::nullopt;
-  return toPosition(bound);
+  return toInteger(bound, /*isBound=*/true);
 }
 
 IndexItem toItem(nb::handle item) {
@@ -55,7 +68,7 @@ IndexItem toItem(nb::handle item) {
     invalidIndex(item, " (indices are constants fixed when the kernel is "
                        "traced: no boolean masks, index arrays or traced "
                        "values)");
-  return toPosition(item);
+  return toInteger(item, /*isBound=*/false);
 }
 
 } // namespace

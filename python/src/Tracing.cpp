@@ -20,10 +20,23 @@ void raise(PyObject *type, const std::string &message) {
   throw nb::python_error();
 }
 
-SourceLoc pythonLocation() {
-  PyFrameObject *frame = PyEval_GetFrame(); // borrowed
-  if (!frame)
-    return {};
+/// The directory of the picokernel package's Python files, with a trailing
+/// slash ("" if it cannot be found).
+static const std::string &packageDirectory() {
+  static const std::string directory = [] {
+    try {
+      std::string file = nb::cast<std::string>(
+          nb::module_::import_("picokernel").attr("__file__"));
+      return file.substr(0, file.rfind('/') + 1);
+    } catch (const std::exception &) {
+      PyErr_Clear();
+      return std::string();
+    }
+  }();
+  return directory;
+}
+
+static SourceLoc frameLocation(PyFrameObject *frame) {
   PyCodeObject *code = PyFrame_GetCode(frame); // new reference
   SourceLoc location;
   if (const char *file = PyUnicode_AsUTF8(code->co_filename))
@@ -33,6 +46,26 @@ SourceLoc pythonLocation() {
   Py_DECREF(code);
   location.line = unsigned(PyFrame_GetLineNumber(frame));
   return location;
+}
+
+SourceLoc pythonLocation() {
+  PyFrameObject *frame = PyEval_GetFrame(); // borrowed
+  if (!frame)
+    return {};
+  // The user's line: the innermost frame outside picokernel's own Python
+  // (np.maximum and picokernel.where reach the tracer through it).
+  const std::string &package = packageDirectory();
+  SourceLoc innermost = frameLocation(frame);
+  nb::object held;
+  for (SourceLoc location = innermost;;) {
+    if (package.empty() || location.file.rfind(package, 0) != 0)
+      return location;
+    held = nb::steal((PyObject *)PyFrame_GetBack(frame)); // new reference
+    frame = (PyFrameObject *)held.ptr();
+    if (!frame)
+      return innermost;
+    location = frameLocation(frame);
+  }
 }
 
 namespace {
@@ -101,9 +134,24 @@ std::optional<Operand> toOperand(nb::handle object) {
   if (PyLong_Check(ptr)) {
     int overflow = 0;
     long long value = PyLong_AsLongLongAndOverflow(ptr, &overflow);
-    if (overflow)
-      raise(PyExc_OverflowError,
-            "Python integer does not fit in int64, the widest integer dtype");
+    if (overflow) {
+      // Beyond int64: NumPy converts it to a float dtype (and compares
+      // integers with it by its sign); the tracer raises elsewhere.
+      if (overflow > 0) {
+        unsigned long long bits = PyLong_AsUnsignedLongLong(ptr);
+        if (!PyErr_Occurred())
+          return Operand::fromUnsignedBigInteger(bits, pythonLocation());
+        PyErr_Clear();
+      }
+      double number = PyLong_AsDouble(ptr);
+      if (number == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        raise(PyExc_OverflowError,
+              pythonLocation().str() +
+                  ": error: int too large to convert to float");
+      }
+      return Operand::fromBigInteger(number, pythonLocation());
+    }
     return Operand::fromInteger(value, pythonLocation());
   }
   if (PyFloat_Check(ptr))
@@ -170,6 +218,9 @@ Value matrixMultiply(const Operand &a, const Operand &b) {
   return matmul(a, b);
 }
 Value power(const Operand &a, const Operand &b) { return pow(a, b); }
+Value powerInPlace(const Operand &a, const Operand &b) {
+  return powInPlace(a, b);
+}
 Value less(const Operand &a, const Operand &b) { return a < b; }
 Value lessEqual(const Operand &a, const Operand &b) { return a <= b; }
 Value greater(const Operand &a, const Operand &b) { return a > b; }
@@ -177,16 +228,36 @@ Value greaterEqual(const Operand &a, const Operand &b) { return a >= b; }
 Value equal(const Operand &a, const Operand &b) { return a == b; }
 Value notEqual(const Operand &a, const Operand &b) { return a != b; }
 
-/// NumPy's `axis` argument: None (every axis), an int, or a sequence of
-/// ints (an empty one reduces nothing).
+/// One axis as NumPy takes it: anything with __index__ (Python and NumPy
+/// integers, 0-d integer arrays) but a bool; TypeError otherwise, as NumPy.
+int64_t axisOf(nb::handle item) {
+  std::string where = pythonLocation().str() + ": error: axis: ";
+  if (PyBool_Check(item.ptr()) || PyArray_IsScalar(item.ptr(), Bool))
+    raise(PyExc_TypeError, where + "an integer is required, not a bool");
+  nb::object index = nb::steal(PyNumber_Index(item.ptr()));
+  if (!index.is_valid()) {
+    nb::python_error error; // NumPy's own words, at the user's line
+    raise(PyExc_TypeError,
+          where + nb::cast<std::string>(nb::str(error.value())));
+  }
+  int overflow = 0;
+  long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow)
+    raise(PyExc_OverflowError,
+          where + "Python int too large to convert to C long");
+  return value;
+}
+
+/// NumPy's `axis` argument: None (every axis), an integer, or a tuple of
+/// them (an empty one reduces nothing); lists are a TypeError, as in NumPy.
 Axes axesOf(nb::handle axis) {
   if (axis.is_none())
     return Axes();
-  if (PyLong_Check(axis.ptr()))
-    return Axes(nb::cast<int64_t>(axis));
+  if (!PyTuple_Check(axis.ptr()))
+    return Axes(axisOf(axis));
   std::vector<int64_t> axes;
   for (nb::handle item : axis)
-    axes.push_back(nb::cast<int64_t>(item));
+    axes.push_back(axisOf(item));
   return Axes(std::move(axes));
 }
 
@@ -278,7 +349,7 @@ void bindTracing(nb::module_ &m) {
                })
           .def("__ipow__",
                [](const Value &v, nb::handle other) {
-                 return inPlace(power, "power", v, other);
+                 return inPlace(powerInPlace, "power", v, other);
                })
           .def("__mod__", binary<remainder, false>)
           .def("__rmod__", binary<remainder, true>)

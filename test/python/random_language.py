@@ -222,7 +222,7 @@ class Val:
 
 
 WEAK_INTS = [0, 1, 2, -1, 3, 7, -3, 100, 127, -128, 1000, 40000, 2**31 - 1, -(2**31),
-             2**40, 2**63 - 1]
+             2**40, 2**63 - 1, 2**63, -(2**63) - 1, 2**64, -(2**70)]
 WEAK_FLOATS = [0.5, -2.5, 2.0, 1e-3, 3.0, -0.0, 0.0, 1e10, 1e-30, 65504.0, 1e300,
                float("inf"), float("-inf"), float("nan"), -1.0, 0.1]
 
@@ -240,6 +240,22 @@ EXACT_UNARY = ["-{}", "+{}", "abs({})", "np.abs({})", "np.negative({})",
 DISCONTINUOUS = ("floor", "ceil", "sqrt", "log", "rsqrt", "//", "%", "<", ">",
                  "==", "!=", "astype")
 EXACT_POWERS = ("2", "0.5", "-1", "1", "0")
+
+
+def finite_magnitudes(value):
+    """|value| in long double, with NaN and infinities as 0."""
+    wide = np.asarray(value).astype(np.longdouble)
+    return np.where(np.isfinite(wide), np.abs(wide), 0)
+
+
+def partial_sums_may_overflow(bound, dtype):
+    """Whether a float sum whose terms' magnitudes add up to `bound` may
+    overflow before its end. Where it gives inf and where nan then depends
+    on the order of the additions and on FMA, which differ between NumPy
+    (pairwise sums, BLAS) and picokernel, as between BLAS libraries; such
+    sums are not drawn. 16-bit floats accumulate in float32 on both sides."""
+    accumulator = np.float32 if dtype.itemsize == 2 else dtype
+    return bool(np.any(bound > np.finfo(accumulator).max))
 
 
 def is_weak_float(source):
@@ -552,10 +568,14 @@ class Generator:
             axis = tuple(int(a) for a in rng.choice(range(rank), count, replace=False))
             axis = tuple(a - rank if rng.random() < 0.3 else a for a in axis)
         else:
-            axis = int(rng.choice([0, -1])) if rng.random() < 0.3 else None
+            axis = [0, -1, (0,), (-1,)][int(rng.integers(0, 4))] if rng.random() < 0.3 else None
         arguments = []
         if axis is not None or rng.random() < 0.2:
-            arguments.append(f"axis={axis!r}")
+            # NumPy takes any integer with __index__, alone or in a tuple.
+            if isinstance(axis, int) and rng.random() < 0.15:
+                arguments.append(f"axis=np.int64({axis})")
+            else:
+                arguments.append(f"axis={axis!r}")
         if rng.random() < 0.3:
             arguments.append("keepdims=True")
         if rng.random() < 0.7:
@@ -563,6 +583,10 @@ class Generator:
         else:
             expression = f"np.{kind}({', '.join([x.name] + arguments)})"
         inexact = kind == "mean" or (kind == "sum" and is_float(x.dtype))
+        if inexact and partial_sums_may_overflow(
+                finite_magnitudes(x.value).sum(), np.dtype(np.float64)
+                if not is_float(x.dtype) else x.dtype):
+            return None
         return self.add_value(expression, [x], inexact)
 
     def cast(self, x):
@@ -593,6 +617,13 @@ class Generator:
             y = candidates[int(rng.integers(len(candidates)))]
         if bfloat16 is not None and bfloat16 in (x.dtype, y.dtype):
             return None  # ml_dtypes' bfloat16 @ gives float32; picokernel keeps bfloat16
+        result = np.result_type(x.dtype, y.dtype)
+        try:
+            bound = finite_magnitudes(x.value) @ finite_magnitudes(y.value)
+        except ValueError:  # shapes NumPy's @ rejects: drawn as an error
+            bound = 0
+        if is_float(result) and partial_sums_may_overflow(bound, result):
+            return None
         return self.add_value(f"{x.name} @ {y.name}", [x, y],
                               inexact=is_float(np.result_type(x.dtype, y.dtype)))
 

@@ -722,3 +722,206 @@ def test_unary_plus_of_booleans_is_numpys_type_error():
         +np.array([True])
     with pytest.raises(TypeError, match="positive"):
         run(kernel, np.array([True]), np.zeros(1, bool))
+
+
+#===-----------------------------------------------------------------------===#
+# Python integers beyond int64, axis arguments, and other edges of the
+# language (found by adversarial review)
+#===-----------------------------------------------------------------------===#
+
+
+def agree_with_numpy(expression, *arrays, backend="cpu"):
+    """`expression` (a function of loaded values) computed by picokernel
+    equals NumPy's result, or raises the exception NumPy raises."""
+    try:
+        want = np.asarray(quietly(expression, *arrays))
+    except Exception as error:  # NumPy's error, to be raised too
+        def failing(a, o):
+            o[...] = expression(a[...])
+
+        def failing2(a, b, o):
+            o[...] = expression(a[...], b[...])
+
+        with pytest.raises(type(error)):
+            run(failing if len(arrays) == 1 else failing2, *arrays,
+                np.zeros(3, np.float64), backend=backend)
+        return
+
+    def unary(a, o):
+        o[...] = expression(a[...])
+
+    def binary(a, b, o):
+        o[...] = expression(a[...], b[...])
+
+    out = np.zeros(want.shape, want.dtype)
+    run(unary if len(arrays) == 1 else binary, *arrays, out, backend=backend)
+    np.testing.assert_array_equal(out, want)
+
+
+BIG_INTEGER_CASES = [
+    (lambda a: a + 2**64, np.float32),
+    (lambda a: a * -2**70, np.float64),
+    (lambda a: np.maximum(a, 2**65), np.float32),
+    (lambda a: np.where(a > 1, a, 2**64), np.float32),
+    (lambda a: a ** 2**64, np.float32),
+    (lambda a: a < 2**64, np.int8),
+    (lambda a: 2**64 > a, np.int8),
+    (lambda a: a == 2**64, np.int64),
+    (lambda a: a != -2**64, np.int32),
+    (lambda a: a >= -2**64, np.int16),
+    (lambda a: -2**64 >= a, np.int16),
+    (lambda a: a + 2**64, np.int64),       # OverflowError
+    (lambda a: a + 2**64, np.bool_),       # OverflowError
+    (lambda a: a < 2**64, np.bool_),       # OverflowError
+    (lambda a: a + 2**1100, np.float32),   # OverflowError (no float holds it)
+    (lambda a: a ** 128, np.int8),         # OverflowError
+    (lambda a: a ** 40000, np.int16),      # OverflowError
+    (lambda a: a ** -200, np.int8),        # OverflowError before ValueError
+    (lambda a: a ** -1, np.int8),          # ValueError
+    (lambda a: a ** 2**64, np.int64),      # OverflowError
+    (lambda a: a @ 2, np.float32),         # ValueError
+    (lambda a: 2 @ a, np.float32),         # ValueError
+    (lambda a: a[2**63], np.float32),      # OverflowError
+    (lambda a: a[-2**63 - 1], np.float32), # IndexError
+    (lambda a: a[2**62], np.float32),      # IndexError
+    (lambda a: a[:2**70], np.float32),
+    (lambda a: a[-2**70:], np.float32),
+    # np.where converts Python integers below 2^64 with C's cast (wrapping).
+    (lambda a: np.where(a > 1, a, 2**63 + 255), np.int8),
+    (lambda a: np.where(a > 1, 2**63, 1), np.int8),
+    (lambda a: np.where(a > 1, 2**64 - 1, a), np.int32),
+    (lambda a: np.where(a > 1, a, 2**64), np.int8),     # OverflowError
+    (lambda a: np.where(a > 1, a, -2**63 - 1), np.int8),  # OverflowError
+    (lambda a: np.where(a > 1, a, 2**63 + 1), np.float32),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", range(len(BIG_INTEGER_CASES)))
+def test_python_integers_beyond_int64_and_other_edges(backend, case):
+    expression, dtype = BIG_INTEGER_CASES[case]
+    a = np.array([1, 2, 3]).astype(dtype)
+    agree_with_numpy(expression, a, backend=backend)
+
+
+def test_storing_python_integers_beyond_int64():
+    def floats(o):
+        o[...] = 2**64
+
+    def integers(o):
+        o[...] = 2**64
+
+    o = np.zeros(2, np.float32)
+    run(floats, o)
+    assert (o == np.float32(2**64)).all()
+    with pytest.raises(OverflowError):
+        np.zeros(2, np.int64)[...] = 2**64
+    with pytest.raises(OverflowError, match="does not fit in int64"):
+        run(integers, np.zeros(2, np.int64))
+
+
+@pytest.mark.parametrize("axis", [
+    0, -1, np.int64(0), np.array(1), (np.int64(1),), (0, 1), (), None,
+    True, [0], 0.0, (0.0,), np.array([0]), (True,), "0", (0, 0), 2, (0, -3)])
+def test_axis_arguments_as_numpy_takes_them(axis):
+    x = np.arange(6.0).reshape(2, 3)
+    agree_with_numpy(lambda a: a.sum(axis=axis), x)
+
+
+@pytest.mark.parametrize("axis", [0, -1, (0,), (-1,), (), None, np.int64(0), 1])
+def test_axis_arguments_of_0d_arrays(axis):
+    x = np.array(5.0)
+    for method in ("sum", "max", "min", "mean"):
+        agree_with_numpy(lambda a: getattr(a, method)(axis=axis), x)
+
+
+#===-----------------------------------------------------------------------===#
+# NumPy's power loop and bfloat16 copies (found by the random-kernel test)
+#===-----------------------------------------------------------------------===#
+
+
+SPECIAL_BASES = [-np.inf, -0.0, 0.0, 4.0, -4.0, np.inf, np.nan, 2.0]
+
+
+def assert_same_floats(got, want):
+    """Equal values, NaNs (whatever their sign) and signs of zero."""
+    np.testing.assert_array_equal(got, want)
+    numbers = ~np.isnan(want)
+    np.testing.assert_array_equal(np.signbit(got[numbers]),
+                                  np.signbit(want[numbers]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("exponent_shape, base_size", [
+    ((), 8), ((1,), 8), ((1, 1), 8), ((), 1), ((1,), 1), ((1, 1), 1)])
+def test_a_one_element_exponent_takes_numpys_loop(backend, dtype,
+                                                  exponent_shape, base_size):
+    """NumPy's float32/float64 power takes sqrt for an exponent of 0.5 it
+    sees with stride 0 (one element, outside its trivial loop): -inf ** 0.5
+    is then nan and -0.0 ** 0.5 is -0.0."""
+    def power(a, e, o):
+        o[...] = a[...] ** e[...]
+
+    def in_place(a, e):
+        a[...] **= e[...]
+
+    if backend == "vulkan" and dtype == np.float64:
+        pytest.skip("GLSL has no float64 pow")
+    for value in (0.5, 0.25, 2.0):
+        base = np.array(SPECIAL_BASES[:base_size], dtype)
+        e = np.full(exponent_shape, value, dtype)
+        want = quietly(np.power, base, e)
+        o = np.zeros(want.shape, dtype)
+        run(power, base, e, o, backend=backend)
+        assert_same_floats(o, want)
+        if len(exponent_shape) > 1:
+            continue  # a (1, 1) result does not fit back into the base
+        want = base.copy()
+        quietly(lambda: want.__ipow__(e))
+        run(in_place, base, e, backend=backend)
+        assert_same_floats(base, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_numpy_scalar_exponent_takes_numpys_loop(backend):
+    def kernel(a, o):
+        o[...] = a[...] ** np.float32(0.5)
+
+    a = np.array(SPECIAL_BASES, np.float32)
+    o = np.zeros(len(a), np.float32)
+    run(kernel, a, o, backend=backend)
+    assert_same_floats(o, quietly(np.power, a, np.float32(0.5)))
+
+
+@pytest.mark.skipif(bfloat16 is None, reason="needs ml_dtypes")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bfloat16_subnormals_survive_copies_and_broadcasts(backend):
+    """x86's float32 -> bfloat16 instruction flushes subnormals; a copied
+    bfloat16 keeps its bits."""
+    def kernel(r, o):
+        r[...] = r[...].max()
+        o[...] = r[0]
+
+    values = np.array([-3e38, -0.5, -1.00101e-38], bfloat16)
+    r, o = values.copy(), np.zeros(4, bfloat16)
+    run(kernel, r, o, backend=backend)
+    want = np.full(3, values.max(), bfloat16)
+    np.testing.assert_array_equal(r.view(np.uint16), want.view(np.uint16))
+    np.testing.assert_array_equal(o.view(np.uint16),
+                                  np.full(4, want[0]).view(np.uint16))
+
+
+def test_errors_through_numpy_functions_name_the_users_line():
+    """np.maximum and picokernel.where reach the tracer through picokernel's
+    own Python; the error names the kernel's line, not picokernel's."""
+    def through_ufunc(a, o):
+        o[...] = np.maximum(a[...], 2**64)
+
+    def through_where(a, o):
+        o[...] = picokernel.where(a[...] > 0, a[...], 2**64)
+
+    for kernel in (through_ufunc, through_where):
+        line = kernel.__code__.co_firstlineno + 1
+        with pytest.raises(OverflowError, match=f"{__file__}:{line}: error"):
+            run(kernel, np.zeros(2, np.int8), np.zeros(2, np.int8))

@@ -146,12 +146,14 @@ public:
       kind = Kind::Bool;
       intValue = number;
     } else if constexpr (std::is_integral_v<T>) {
-      if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(int64_t))
-        if (number > T(INT64_MAX))
-          throw TraceError("integer scalar " + std::to_string(number) +
-                               " does not fit in int64",
-                           location);
       kind = Kind::Integer;
+      if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(int64_t))
+        if (number > T(INT64_MAX)) {
+          bigInteger = unsignedBig = true;
+          floatValue = double(number);
+          intValue = int64_t(uint64_t(number));
+          return;
+        }
       intValue = int64_t(number);
     } else {
       kind = Kind::Float;
@@ -163,6 +165,13 @@ public:
   static Operand fromBool(bool number, SourceLoc where);
   static Operand fromInteger(int64_t number, SourceLoc where);
   static Operand fromFloat(double number, SourceLoc where);
+  /// An integer beyond int64 (a Python int of 2^63 or more), held as the
+  /// nearest double. As in NumPy, it converts to a float dtype, compares
+  /// with integer arrays by its sign (`int8_array < 2**64` is all true),
+  /// and is an OverflowError wherever it would be an integer.
+  static Operand fromBigInteger(double number, SourceLoc where);
+  /// A big integer in [2^63, 2^64), which keeps its exact value too.
+  static Operand fromUnsignedBigInteger(uint64_t number, SourceLoc where);
   /// A constant array (a NumPy array captured by a kernel): `bytes` holds
   /// its elements in row-major order, one byte per bool. Its dtype is
   /// strong, like an array's.
@@ -179,7 +188,17 @@ public:
   /// The element type of a number made with pk::typed (none: weakly typed).
   std::optional<DType> numberType() const { return fixedType; }
   const Value &getValue() const { return value; }
+  /// The integer; check isBigInteger() first (a big one has getFloat()).
   int64_t getInteger() const { return intValue; }
+  bool isBigInteger() const { return bigInteger; }
+  /// A big integer below 2^64 converted as C converts it to int64 (its
+  /// low 64 bits), as np.where converts Python integers; none for larger
+  /// magnitudes, which NumPy cannot convert at all (OverflowError).
+  std::optional<int64_t> wrappedToInt64() const {
+    if (bigInteger && unsignedBig)
+      return intValue;
+    return std::nullopt;
+  }
   double getFloat() const { return floatValue; }
   const SourceLoc &where() const { return location; }
   const ConstantArray &getArray() const { return *array; }
@@ -192,6 +211,8 @@ private:
   Value value;
   int64_t intValue = 0;
   double floatValue = 0;
+  bool bigInteger = false;
+  bool unsignedBig = false; // a big integer whose low 64 bits are intValue
   std::optional<DType> fixedType;
   std::shared_ptr<const ConstantArray> array;
   SourceLoc location;
@@ -385,8 +406,14 @@ inline Value sigmoid(const Operand &x) {
 /// NumPy's `**`. Integer results need a constant exponent >= 0 (computed by
 /// repeated squaring, wrapping); constant exponents 2, 0.5, -1, 1 and 0 take
 /// NumPy's fast paths (square, sqrt, reciprocal, copy, ones), and 3 and 4
-/// multiply (as jax.numpy and numexpr do; within 2 ulp of pow).
+/// multiply (as jax.numpy and numexpr do; within 2 ulp of pow). As NumPy's
+/// float32/float64 loop, a one-element exponent repeated across the result
+/// takes sqrt where it holds 0.5 (nan for -inf, -0.0 for -0.0).
 Value pow(const Operand &base, const Operand &exponent);
+/// NumPy's `base **= exponent` before the result converts back to base's
+/// dtype: pow, except that a one-element exponent always counts as repeated
+/// (the output is the base, so NumPy never takes its trivial loop).
+Value powInPlace(const Operand &base, const Operand &exponent);
 
 /// The axes of a reduction, negative ones counting from the end: every
 /// axis by default (`{}` too), one (`-1`) or a list (`{0, 2}`); an empty
@@ -394,16 +421,20 @@ Value pow(const Operand &base, const Operand &exponent);
 class Axes {
 public:
   Axes() = default;
-  Axes(int64_t axis) : list(std::vector<int64_t>{axis}) {}
+  Axes(int64_t axis) : list(std::vector<int64_t>{axis}), integer(true) {}
   Axes(std::initializer_list<int64_t> axes) : list(axes) {}
   Axes(std::vector<int64_t> axes) : list(std::move(axes)) {}
   static Axes none() { return Axes(std::vector<int64_t>{}); }
 
   /// The listed axes; nothing for every axis.
   const std::optional<std::vector<int64_t>> &get() const { return list; }
+  /// Whether the axis was given as one integer (NumPy's `axis=0`, not
+  /// `axis=(0,)`): sum, max and min of a 0-d array take 0 and -1 then.
+  bool isInteger() const { return integer; }
 
 private:
   std::optional<std::vector<int64_t>> list;
+  bool integer = false;
 };
 
 /// NumPy's reductions over `axes` (see Axes), keeping

@@ -114,11 +114,13 @@ def PkExpandNarrowFloatConversions
 }
 
 def PkStoreBF16AsI16 : Pass<"pk-store-bf16-as-i16", "::mlir::ModuleOp"> {
-  let summary = "bfloat16 arrays as 16-bit integers, for targets without bf16";
+  let summary = "bfloat16 arrays as 16-bit integers: bf16 moves bit for bit";
   let description = [{
     Vulkan's SPIR-V has no bfloat16 type, and the SPIR-V type conversion
     turned a `memref<8xbf16>` into a buffer of four floats, indexed as if
-    it held eight. This pass runs once bf16 arithmetic has moved to f32
+    it held eight. LLVM's x86 backend keeps bf16 values in float32
+    registers and rounds a copied one back with `vcvtneps2bf16` where the
+    CPU has it, which flushes subnormals to zero. This pass runs once bf16 arithmetic has moved to f32
     (`arith-emulate-unsupported-floats`) and its conversions have become bit
     operations (`pk-expand-narrow-float-conversions`): what is left of bf16
     is storage and moves (loads, stores, copies, selects, constants), which

@@ -456,7 +456,7 @@ TEST(TraceErrors, MatmulBatchMismatchAndScalars) {
                   vectors(3, pk::f32, {"a", "o"}));
             }).message,
             "matmul: operands must be arrays of at least one dimension "
-            "(NumPy's @ rejects scalars; use * to scale)");
+            "(NumPy's @ rejects scalars with a ValueError; use * to scale)");
 }
 
 TEST(TraceErrors, DTypeRulesWithNoPromotion) {
@@ -779,3 +779,59 @@ static_assert(!std::is_assignable_v<pk::RefElement &, pk::Value>);
 static_assert(!std::is_assignable_v<pk::RefElement &, pk::RefElement>);
 
 } // namespace
+
+// Integers beyond int64 (uint64_t above INT64_MAX, Python ints of 2^63 and
+// more): converted to a float dtype, compared with integers by their sign,
+// an overflow error as an integer; an integer power's exponent must fit
+// the base's dtype, and a 0-d array takes axis 0 only as an integer.
+TEST(Trace, IntegersBeyondInt64) {
+  const uint64_t huge = uint64_t(1) << 63;
+  auto module = pk::trace(
+      "big",
+      [&](Ref f, Ref i, Ref o, Ref c) {
+        o[all] = f[all] + huge;
+        c[all] = i[all] < huge;
+      },
+      {{"f", {2}, pk::f32},
+       {"i", {2}, pk::i8},
+       {"o", {2}, pk::f32},
+       {"c", {2}, pk::DType::Bool}});
+  EXPECT_EQ(pk::listing(*module), R"(kernel big(f, i, o, c):
+  v0<2:f32> = LOAD [f]()
+  v1<2:f32> = CONST(9.22337203E+18)
+  v2<2:f32> = ADD(v0, v1)
+  STORE [o](v2)
+  v3<2:i1> = CONST(true)
+  STORE [c](v3)
+)");
+  // np.where converts integers below 2^64 as C does: the low bits.
+  auto wrapped = pk::trace(
+      "wrap", [&](Ref a, Ref o) { o[all] = pk::where(a[all], a[all], huge + 255); },
+      vectors(2, pk::i8, {"a", "o"}));
+  EXPECT_NE(pk::listing(*wrapped).find("CONST(-1)"), std::string::npos)
+      << pk::listing(*wrapped);
+  Failure integer = failureOf([&] {
+    pk::trace(
+        "bad", [&](Ref a, Ref o) { o[all] = a[all] + huge; },
+        vectors(2, pk::i64, {"a", "o"}));
+  });
+  EXPECT_EQ(integer.message,
+            "add: integer 9.2233720368547758e+18 does not fit in int64 "
+            "(NumPy raises OverflowError: Python int too large to convert to "
+            "C long)");
+  Failure power = failureOf([] {
+    pk::trace(
+        "bad", [](Ref a, Ref o) { o[all] = pk::pow(a[all], 128); },
+        vectors(2, pk::i8, {"a", "o"}));
+  });
+  EXPECT_EQ(power.message, "power: Python integer 128 out of bounds for int8 "
+                           "(NumPy raises OverflowError)");
+  Failure axis = failureOf([] {
+    pk::trace(
+        "bad",
+        [](Ref a, Ref o) { o[all] = pk::sum(a[all], pk::Axes({0})); },
+        {{"a", {}, pk::f32}, {"o", {}, pk::f32}});
+  });
+  EXPECT_EQ(axis.message,
+            "sum: axis 0 is out of bounds for array of dimension 0");
+}
