@@ -300,6 +300,11 @@ def kernel(fn=None, *, backend="cpu", **options):
     Options: ``parallel_threshold`` (CPU: loop iterations from which a kernel
     runs on all cores), ``workgroup_size`` (Vulkan: threads per workgroup)
     and ``max_cache_entries`` (compiled variants kept).
+
+    NumPy arrays and numbers the kernel reads from its globals or closure
+    are constants, frozen when it is traced for a shape and dtype (as in
+    ``jax.jit``): later changes to them change no compiled variant. Pass
+    what changes as an argument.
     """
     if fn is None:
         return lambda f: Kernel(f, backend=backend, **options)
