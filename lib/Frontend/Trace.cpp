@@ -307,6 +307,13 @@ public:
                " (NumPy raises OverflowError: Python int too large to "
                "convert to C long)",
            TraceError::Category::Overflow);
+    if (number.isBigInteger() && std::isinf(number.getFloat()))
+      fail(number.where(), op,
+           "integer " + formatBigInteger(number) +
+               " is too large to convert to " + quoted(dtype) +
+               " (NumPy raises OverflowError: int too large to convert to "
+               "float)",
+           TraceError::Category::Overflow);
     if (isFloat(dtype)) {
       const llvm::fltSemantics &semantics =
           llvm::cast<mlir::FloatType>(type).getFloatSemantics();
@@ -354,8 +361,13 @@ public:
     return mlir::IntegerAttr::get(type, llvm::APInt(bits, value, true));
   }
 
-  /// A big integer's value for messages (2^64 is 1.8446744073709552e+19).
+  /// A big integer's value for messages: exact below 2^64, else the
+  /// nearest double (2^70 is 1.1805916207174113e+21).
   static std::string formatBigInteger(const Operand &number) {
+    if (std::optional<int64_t> bits = number.wrappedToInt64())
+      return std::to_string(uint64_t(*bits));
+    if (std::isinf(number.getFloat()))
+      return number.getFloat() > 0 ? ">= 2^1024" : "<= -2^1024";
     char text[32];
     std::snprintf(text, sizeof(text), "%.17g", number.getFloat());
     return text;

@@ -22,9 +22,10 @@ dtypes run the compiled code directly.
 """
 
 import inspect
-from collections import namedtuple
-
 import operator
+import os
+import sys
+from collections import namedtuple
 
 import numpy as np
 
@@ -146,23 +147,40 @@ _OTHER_UFUNCS = {
 }
 
 
+_PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _error(kind, message):
+    """`kind` of exception whose message starts with the user's line: the
+    innermost frame outside this package, as the tracer's errors do."""
+    frame = sys._getframe(1)
+    while frame is not None and \
+            os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIRECTORY):
+        frame = frame.f_back
+    if frame is None:
+        return kind(message)
+    return kind(f"{frame.f_code.co_filename}:{frame.f_lineno}: error: {message}")
+
+
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     name = ufunc.__name__
     if method != "__call__" or kwargs:
-        raise TypeError(f"picokernel: numpy.{name}.{method} with arguments "
-                        f"{sorted(kwargs)} is not supported inside kernels")
+        raise _error(TypeError, f"picokernel: numpy.{name}.{method} with arguments "
+                                f"{sorted(kwargs)} is not supported inside kernels")
     if name in _BINARY_UFUNCS and len(inputs) == 2:
         forward, reflected = _BINARY_UFUNCS[name]
         lhs, rhs = inputs
         result = (getattr(lhs, forward)(rhs) if isinstance(lhs, Value)
                   else getattr(rhs, reflected)(lhs))
         if result is NotImplemented:
-            raise TypeError(f"picokernel: numpy.{name} of {type(lhs).__name__} "
-                            f"and {type(rhs).__name__} is not supported")
+            raise _error(TypeError, f"picokernel: numpy.{name} of "
+                                    f"{type(lhs).__name__} and "
+                                    f"{type(rhs).__name__} is not supported")
         return result
     function = _OTHER_UFUNCS.get(name)
     if function is None:
-        raise TypeError(f"picokernel: numpy.{name} is not supported inside kernels")
+        raise _error(TypeError, f"picokernel: numpy.{name} is not supported "
+                                "inside kernels")
     return function(*inputs)
 
 
@@ -174,16 +192,21 @@ def _array_function(self, func, types, args, kwargs):
     name = func.__name__
     if name == "where" and len(args) == 3 and not kwargs:
         return where(*args)
+    if name == "where" and len(args) == 2 and not kwargs:
+        raise _error(ValueError, "numpy.where: either both or neither of x and "
+                                 "y should be given")
     if name in _REDUCTIONS and args and isinstance(args[0], Value):
         options = dict(kwargs)
         if len(args) > 1:
             options["axis"] = args[1]
         unsupported = set(options) - {"axis", "keepdims"}
         if len(args) > 2 or unsupported:
-            raise TypeError(f"picokernel: numpy.{name} supports only axis and "
-                            f"keepdims inside kernels, got {sorted(unsupported)}")
+            raise _error(TypeError, f"picokernel: numpy.{name} supports only axis "
+                                    f"and keepdims inside kernels, got "
+                                    f"{sorted(unsupported)}")
         return getattr(args[0], _REDUCTIONS[name])(**options)
-    raise TypeError(f"picokernel: numpy.{name} is not supported inside kernels")
+    raise _error(TypeError, f"picokernel: numpy.{name} is not supported inside "
+                            "kernels")
 
 
 Value.__array_ufunc__ = _array_ufunc

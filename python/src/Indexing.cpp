@@ -26,12 +26,19 @@ std::string reprOf(nb::handle object) {
 
 /// A Python integer (or anything with __index__, like np.int64) as int64.
 /// Beyond int64, a slice bound saturates (it is clamped anyway), and a
-/// position is an error: OverflowError above, as NumPy's, and
-/// IndexError below.
+/// position is an error as in NumPy: OverflowError up to 2^64 (NumPy
+/// converts it to a C integer first), IndexError beyond either end.
 int64_t toInteger(nb::handle item, bool isBound) {
   nb::object integer = nb::steal(PyNumber_Index(item.ptr()));
-  if (!integer.is_valid())
-    throw nb::python_error();
+  if (!integer.is_valid()) {
+    PyErr_Clear();
+    raise(PyExc_TypeError,
+          pythonLocation().str() + ": error: indexing: " +
+              (isBound ? "slice indices must be integers or None or have an "
+                         "__index__ method; got "
+                       : "an index must be an integer; got ") +
+              reprOf(item));
+  }
   int overflow = 0;
   long long value = PyLong_AsLongLongAndOverflow(integer.ptr(), &overflow);
   if (!overflow)
@@ -39,11 +46,16 @@ int64_t toInteger(nb::handle item, bool isBound) {
   if (isBound)
     return overflow > 0 ? INT64_MAX : INT64_MIN;
   std::string where = pythonLocation().str() + ": error: indexing: ";
-  if (overflow > 0)
-    raise(PyExc_OverflowError,
-          where + "index " + reprOf(integer) +
-              " does not fit in int64 (NumPy: Python int too large to "
-              "convert to C long)");
+  if (overflow > 0) {
+    PyLong_AsUnsignedLongLong(integer.ptr());
+    bool belowTwoTo64 = !PyErr_Occurred();
+    PyErr_Clear();
+    if (belowTwoTo64)
+      raise(PyExc_OverflowError,
+            where + "index " + reprOf(integer) +
+                " does not fit in int64 (NumPy: Python int too large to "
+                "convert to C long)");
+  }
   raise(PyExc_IndexError, where + "index " + reprOf(integer) +
                               " is out of bounds (beyond int64)");
 }

@@ -9,6 +9,7 @@
 
 #include <frameobject.h>
 
+#include <cmath>
 #include <cstring>
 
 namespace nb = nanobind;
@@ -143,12 +144,13 @@ std::optional<Operand> toOperand(nb::handle object) {
           return Operand::fromUnsignedBigInteger(bits, pythonLocation());
         PyErr_Clear();
       }
+      // Beyond a double's range it is an infinity of its sign, which only
+      // comparisons with integer arrays accept (NumPy: "int too large to
+      // convert to float" elsewhere).
       double number = PyLong_AsDouble(ptr);
       if (number == -1.0 && PyErr_Occurred()) {
         PyErr_Clear();
-        raise(PyExc_OverflowError,
-              pythonLocation().str() +
-                  ": error: int too large to convert to float");
+        number = std::copysign(HUGE_VAL, double(overflow));
       }
       return Operand::fromBigInteger(number, pythonLocation());
     }
@@ -263,19 +265,32 @@ Axes axesOf(nb::handle axis) {
 
 using ReduceFn = Value (*)(const Operand &, const Axes &, bool);
 
+/// NumPy's `keepdims`: anything with __index__ (True, 1, np.True_).
+bool keepdimsOf(nb::handle keepdims) {
+  nb::object index = nb::steal(PyNumber_Index(keepdims.ptr()));
+  if (!index.is_valid()) {
+    PyErr_Clear();
+    raise(PyExc_TypeError,
+          pythonLocation().str() + ": error: keepdims: '" +
+              nb::cast<std::string>(nb::type_name(keepdims.type())) +
+              "' object cannot be interpreted as an integer");
+  }
+  return PyObject_IsTrue(index.ptr()) == 1;
+}
+
 template <ReduceFn fn> Value reduction(const Value &v, nb::handle axis,
-                                       bool keepdims) {
-  return fn(Operand(v, pythonLocation()), axesOf(axis), keepdims);
+                                       nb::handle keepdims) {
+  return fn(Operand(v, pythonLocation()), axesOf(axis), keepdimsOf(keepdims));
 }
 
 /// A module-level function's operand: anything toOperand accepts.
 Operand requireOperand(nb::handle object, const char *function) {
   std::optional<Operand> operand = toOperand(object);
   if (!operand)
-    throw nb::type_error((std::string("picokernel.") + function +
-                          ": unsupported operand type " +
-                          nb::cast<std::string>(nb::type_name(object.type())))
-                             .c_str());
+    raise(PyExc_TypeError,
+          pythonLocation().str() + ": error: picokernel." + function +
+              ": unsupported operand type " +
+              nb::cast<std::string>(nb::type_name(object.type())));
   return *operand;
 }
 
@@ -358,13 +373,13 @@ void bindTracing(nb::module_ &m) {
           .def("__pow__", binary<power, false>)
           .def("__rpow__", binary<power, true>)
           .def("sum", reduction<sum>, nb::arg("axis") = nb::none(),
-               nb::arg("keepdims") = false)
+               nb::arg("keepdims").none() = false)
           .def("max", reduction<amax>, nb::arg("axis") = nb::none(),
-               nb::arg("keepdims") = false)
+               nb::arg("keepdims").none() = false)
           .def("min", reduction<amin>, nb::arg("axis") = nb::none(),
-               nb::arg("keepdims") = false)
+               nb::arg("keepdims").none() = false)
           .def("mean", reduction<mean>, nb::arg("axis") = nb::none(),
-               nb::arg("keepdims") = false)
+               nb::arg("keepdims").none() = false)
           .def("__lt__", binary<less, false>)
           .def("__le__", binary<lessEqual, false>)
           .def("__gt__", binary<greater, false>)
@@ -424,7 +439,7 @@ void bindTracing(nb::module_ &m) {
           return where(requireOperand(condition, "where"),
                        requireOperand(a, "where"), requireOperand(b, "where"));
         },
-        nb::arg("condition"), nb::arg("x"), nb::arg("y"),
+        nb::arg("condition").none(), nb::arg("x").none(), nb::arg("y").none(),
         "np.where inside a kernel: x where condition, else y.");
   static const std::pair<const char *, MathFunction> functions[] = {
       {"exp", MathFunction::Exp},       {"log", MathFunction::Log},
@@ -440,18 +455,20 @@ void bindTracing(nb::module_ &m) {
         [function, name](nb::handle x) {
           return math(function, requireOperand(x, name));
         },
-        nb::arg("x"));
+        nb::arg("x").none());
   m.def("maximum",
         [](nb::handle a, nb::handle b) {
           return maximum(requireOperand(a, "maximum"),
                          requireOperand(b, "maximum"));
         },
+        nb::arg("x1").none(), nb::arg("x2").none(),
         "np.maximum inside a kernel (NaN-propagating).");
   m.def("minimum",
         [](nb::handle a, nb::handle b) {
           return minimum(requireOperand(a, "minimum"),
                          requireOperand(b, "minimum"));
         },
+        nb::arg("x1").none(), nb::arg("x2").none(),
         "np.minimum inside a kernel (NaN-propagating).");
 
   nb::class_<Ref>(m, "Ref",

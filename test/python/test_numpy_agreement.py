@@ -793,6 +793,21 @@ BIG_INTEGER_CASES = [
     (lambda a: np.where(a > 1, a, 2**64), np.int8),     # OverflowError
     (lambda a: np.where(a > 1, a, -2**63 - 1), np.int8),  # OverflowError
     (lambda a: np.where(a > 1, a, 2**63 + 1), np.float32),
+    # Beyond a double's range: integer arrays compare by its sign; floats
+    # and integers cannot hold it.
+    (lambda a: a < 2**1100, np.int32),
+    (lambda a: -2**1100 >= a, np.int8),
+    (lambda a: a == 2**1100, np.int64),
+    (lambda a: a + 2**1100, np.int32),                   # OverflowError
+    (lambda a: np.where(a > 1, a, 2**1100), np.float32),  # OverflowError
+    (lambda a: a[2**64], np.float32),                    # IndexError
+    (lambda a: a[-2**64], np.float32),                   # IndexError
+    (lambda a: a[:1.5], np.float32),                     # TypeError
+    (lambda a: a.sum(axis=0, keepdims=1), np.float32),
+    (lambda a: a.sum(axis=0, keepdims=2), np.int8),
+    (lambda a: a.sum(axis=0, keepdims=None), np.int8),   # TypeError
+    (lambda a: np.max(a, 0, keepdims=1.0), np.int8),     # TypeError
+    (lambda a: np.where(a > 1, a), np.float32),          # ValueError
 ]
 
 
@@ -921,7 +936,20 @@ def test_errors_through_numpy_functions_name_the_users_line():
     def through_where(a, o):
         o[...] = picokernel.where(a[...] > 0, a[...], 2**64)
 
-    for kernel in (through_ufunc, through_where):
+    def unsupported_operand(a, o):
+        o[...] = np.maximum(a[...], "x")
+
+    def where_without_y(a, o):
+        o[...] = np.where(a[...] > 0, a[...])
+
+    def unsupported_function(a, o):
+        o[...] = np.arctan2(a[...], a[...])
+
+    for kernel, kind in [(through_ufunc, OverflowError),
+                         (through_where, OverflowError),
+                         (unsupported_operand, TypeError),
+                         (where_without_y, ValueError),
+                         (unsupported_function, TypeError)]:
         line = kernel.__code__.co_firstlineno + 1
-        with pytest.raises(OverflowError, match=f"{__file__}:{line}: error"):
+        with pytest.raises(kind, match=f"{__file__}:{line}: error"):
             run(kernel, np.zeros(2, np.int8), np.zeros(2, np.int8))

@@ -816,7 +816,7 @@ TEST(Trace, IntegersBeyondInt64) {
         vectors(2, pk::i64, {"a", "o"}));
   });
   EXPECT_EQ(integer.message,
-            "add: integer 9.2233720368547758e+18 does not fit in int64 "
+            "add: integer 9223372036854775808 does not fit in int64 "
             "(NumPy raises OverflowError: Python int too large to convert to "
             "C long)");
   Failure power = failureOf([] {
