@@ -40,15 +40,21 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def run(directory, threshold=1 << 15, **environment):
+def execute(directory, threshold=1 << 15, **environment):
+    """(disk loads, stderr) of a fresh process running SCRIPT."""
     env = dict(os.environ, PK_CACHE="1", PK_CACHE_DIR=str(directory))
     env.update(environment)
+    env = {name: value for name, value in env.items() if value is not None}
     result = subprocess.run([sys.executable, "-c", SCRIPT, str(threshold)],
                             env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout.strip().splitlines()[-1])
     assert outcome["right"]
-    return outcome["loads"]
+    return outcome["loads"], result.stderr
+
+
+def run(directory, threshold=1 << 15, **environment):
+    return execute(directory, threshold, **environment)[0]
 
 
 def entries(directory):
@@ -93,7 +99,7 @@ def test_processes_racing_on_one_directory(tmp_path):
         assert racer.returncode == 0, err
         assert json.loads(out.strip().splitlines()[-1])["right"]
     assert len(entries(tmp_path)) == 2
-    assert not [p for p in os.listdir(tmp_path) if ".tmp." in p]
+    assert not [p for p in os.listdir(tmp_path) if ".tmp" in p]
     assert run(tmp_path) == 2
 
 
@@ -103,3 +109,54 @@ def test_size_bound_and_off_switch(tmp_path):
     off = tmp_path / "off"
     assert run(off, PK_CACHE="0") == 0
     assert not off.exists() or entries(off) == []
+
+
+@pytest.mark.parametrize("value", ["0", "off", "False", "no"])
+def test_the_usual_spellings_switch_the_cache_off(tmp_path, value):
+    loads, stderr = execute(tmp_path / "off", PK_CACHE=value)
+    assert loads == 0 and stderr == ""
+    assert not (tmp_path / "off").exists()
+
+
+def test_garbage_in_the_environment_warns_and_keeps_the_defaults(tmp_path):
+    loads, stderr = execute(tmp_path, PK_CACHE="maybe", PK_CACHE_MAX_MB="2^44")
+    assert "PK_CACHE=maybe" in stderr and "PK_CACHE_MAX_MB=2^44" in stderr
+    assert len(entries(tmp_path)) == 2  # on, with the default bound
+    assert execute(tmp_path, PK_CACHE_MAX_MB="abc")[0] == 2
+
+
+def test_a_relative_xdg_cache_home_is_ignored(tmp_path):
+    home = tmp_path / "home"
+    work = tmp_path / "work"
+    work.mkdir()
+    env = dict(os.environ, PK_CACHE="1", HOME=str(home),
+               XDG_CACHE_HOME="relative")
+    env.pop("PK_CACHE_DIR", None)
+    result = subprocess.run([sys.executable, "-c", SCRIPT, str(1 << 15)], env=env,
+                            cwd=work, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert not (work / "relative").exists()
+    assert len(entries(home / ".cache" / "picokernel")) == 2
+
+
+def test_a_directory_others_can_write_is_not_used(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    loads, stderr = execute(shared)
+    assert stderr.count("not using the disk cache") == 1
+    assert "writable by group or others" in stderr
+    assert loads == 0 and entries(shared) == []
+
+
+def test_the_directory_and_entries_are_private_under_umask_0(tmp_path):
+    directory = tmp_path / "cache"
+    env = dict(os.environ, PK_CACHE="1", PK_CACHE_DIR=str(directory))
+    code = "import os; os.umask(0); exec(open(0).read())"
+    result = subprocess.run([sys.executable, "-c", code, str(1 << 15)], env=env,
+                            input=SCRIPT, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert directory.stat().st_mode & 0o777 == 0o700
+    for name in entries(directory):
+        assert (directory / name).stat().st_mode & 0o777 == 0o600
