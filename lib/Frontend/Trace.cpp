@@ -20,6 +20,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -39,7 +40,9 @@ std::string SourceLoc::str() const {
 
 TraceError::TraceError(const std::string &message, SourceLoc where,
                        Category category)
-    : std::runtime_error(where.str() + ": error: " + message),
+    : std::runtime_error(where.file.empty()
+                             ? message
+                             : where.str() + ": error: " + message),
       location(std::move(where)), text(message), kind(category) {}
 
 void detail::throwArityMismatch(const std::string &name, size_t takes,
@@ -158,6 +161,9 @@ public:
              const Signature &signature, const SourceLoc &where)
       : name(std::move(kernelName)), builder(&context) {
     context.loadDialect<mlir::pk::PkDialect>();
+    checkName("kernel", name, where);
+    for (const ArgSpec &arg : signature)
+      checkName("parameter", arg.name, where, /*mayBeEmpty=*/true);
     kernelLoc = location(where);
     module = mlir::ModuleOp::create(kernelLoc);
     builder.setInsertionPointToEnd(module->getBody());
@@ -207,12 +213,26 @@ public:
     builder.createBlock(&kernel.getBody(), {}, argTypes, argLocs);
   }
 
+  /// Names become symbols and locations: no NUL, and a kernel's not empty.
+  static void checkName(const std::string &what, const std::string &name,
+                        const SourceLoc &where, bool mayBeEmpty = false) {
+    // The location may hold the name itself (a kernel's default one does).
+    bool locationHasNul = where.file.find('\0') != std::string::npos;
+    if ((!mayBeEmpty && name.empty()) || name.find('\0') != std::string::npos)
+      fail(locationHasNul ? SourceLoc() : where, "trace",
+           "a " + what + " name must be " +
+               (mayBeEmpty ? "" : "a non-empty string ") +
+               "without NUL characters; got '" + llvm::join(llvm::split(name, '\0'), "\\0") +
+               "'");
+  }
+
   const std::string &kernelName() const { return name; }
   const std::string &argName(unsigned index) const { return refNames[index]; }
   mlir::BlockArgument refValue(unsigned index) {
     return body().getArgument(refArg[index]);
   }
   mlir::pk::RefType refType(unsigned index) {
+    checkOpen("use of ref '" + argName(index) + "'", SourceLoc());
     return llvm::cast<mlir::pk::RefType>(refValue(index).getType());
   }
 
@@ -1024,6 +1044,7 @@ public:
 
   void store(unsigned index, const Operand &value) {
     std::string op = "store to '" + argName(index) + "'";
+    checkOpen(op, value.where());
     mlir::pk::RefType ref = refType(index);
     Shape refShape(ref.getShape().begin(), ref.getShape().end());
     mlir::Value stored =

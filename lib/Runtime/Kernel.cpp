@@ -5,6 +5,8 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -310,7 +312,11 @@ public:
         entry = found->second;
     }
     std::shared_ptr<const Executable> compiled =
-        entry ? hitEntry(*entry) : compile(key, arrays, aliasOf);
+        entry ? hitEntry(*entry) : nullptr;
+    if (!compiled) {
+      entry = nullptr; // none, or its compile failed: compile (and fail) here
+      compiled = compile(key, arrays, aliasOf);
+    }
     if (entry) {
       memo.cacheId = id;
       memo.generation = seenGeneration;
@@ -326,10 +332,22 @@ public:
   }
 
   /// A hit: counts it and waits if another thread is still compiling it.
+  /// Null if that compile failed: the caller then traces itself and gets an
+  /// exception of its own (one exception object is never thrown in two
+  /// threads: a Python one can be restored only once).
   std::shared_ptr<const Executable> hitEntry(CacheEntry &entry) {
+    if (llvm::is_contained(compilingOnThisThread, &entry))
+      throw std::runtime_error(
+          "kernel '" + name +
+          "' was called, for the same shapes and dtypes, while it was being "
+          "traced for them: a kernel cannot run inside its own trace");
     entry.lastUse.store(tick(), std::memory_order_relaxed);
     return entry.compiled.get();
   }
+
+  /// The entries this thread is compiling (a kernel's trace may call
+  /// kernels).
+  static thread_local std::vector<const CacheEntry *> compilingOnThisThread;
 
   /// Counts a hit; its count doubles as the LRU clock.
   uint64_t tick() { return hits.fetch_add(1, std::memory_order_relaxed); }
@@ -343,10 +361,14 @@ public:
     {
       std::unique_lock<std::shared_mutex> lock(mutex);
       auto found = entries.find(key);
-      if (found != entries.end()) {
+      while (found != entries.end()) {
         std::shared_ptr<CacheEntry> other = found->second;
         lock.unlock();
-        return hitEntry(*other); // compiled (or compiling) by another call
+        // Compiled (or compiling) by another call.
+        if (std::shared_ptr<const Executable> compiled = hitEntry(*other))
+          return compiled;
+        lock.lock(); // that compile failed and removed its entry
+        found = entries.find(key);
       }
       misses.fetch_add(1, std::memory_order_relaxed);
       entry = std::make_shared<CacheEntry>();
@@ -359,6 +381,8 @@ public:
       evictLeastRecentlyUsed(entry.get());
     }
 
+    compilingOnThisThread.push_back(entry.get());
+    llvm::scope_exit done([&] { compilingOnThisThread.pop_back(); });
     try {
       using Clock = std::chrono::steady_clock;
       auto start = Clock::now();
@@ -393,13 +417,15 @@ public:
       promise.set_value(compiled);
       return compiled;
     } catch (...) {
-      promise.set_exception(std::current_exception());
-      std::unique_lock<std::shared_mutex> lock(mutex);
-      auto found = entries.find(key);
-      if (found != entries.end() && found->second == entry) {
-        entries.erase(found);
-        generation.fetch_add(1, std::memory_order_release);
+      {
+        std::unique_lock<std::shared_mutex> lock(mutex);
+        auto found = entries.find(key);
+        if (found != entries.end() && found->second == entry) {
+          entries.erase(found);
+          generation.fetch_add(1, std::memory_order_release);
+        }
       }
+      promise.set_value(nullptr); // waiters compile, and fail, themselves
       throw;
     }
   }
@@ -536,6 +562,8 @@ private:
 
 thread_local std::shared_ptr<const Executable>
     KernelCache::lastCompiledKernel;
+thread_local std::vector<const CacheEntry *>
+    KernelCache::compilingOnThisThread;
 
 } // namespace detail
 

@@ -1,0 +1,117 @@
+"""The process patterns of issue 15: threads that share a failing trace, a
+kernel that calls itself while traced, refs kept past their trace, and names
+that cannot become symbols. The ones that once hung or crashed the process
+run in a subprocess with a timeout."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import picokernel
+
+
+def run_isolated(source, timeout=120):
+    """Runs `source` in a fresh Python; its stdout, after checking that it
+    neither crashed nor hung."""
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(source)],
+                            capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_threads_sharing_a_failing_trace_each_get_the_exception():
+    out = run_isolated("""
+        import threading, numpy as np, picokernel
+
+        @picokernel.kernel
+        def bad(a, o):
+            o[...] = a[...] + "x"
+
+        a, o = np.ones(3), np.zeros(3)
+        errors, start = [], threading.Barrier(8)
+
+        def call():
+            start.wait()
+            try:
+                bad(a, o)
+            except TypeError as error:
+                errors.append(str(error))
+
+        threads = [threading.Thread(target=call) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(errors) == 8 and all("unsupported" in e for e in errors), errors
+        try:
+            bad(a, o)
+        except TypeError:
+            print("later calls raise too")
+    """)
+    assert "later calls raise too" in out
+
+
+def test_a_kernel_called_inside_its_own_trace_is_an_error():
+    out = run_isolated("""
+        import numpy as np, picokernel
+
+        @picokernel.kernel
+        def recursive(a, o):
+            recursive(np.ones(3), np.zeros(3))
+            o[...] = a[...]
+
+        try:
+            recursive(np.ones(3), np.zeros(3))
+        except RuntimeError as error:
+            print(error)
+    """, timeout=60)
+    assert "while it was being traced" in out
+
+
+def test_another_kernel_may_run_inside_a_trace():
+    inner = picokernel.kernel(lambda a, o: o.__setitem__(..., a[...] * 2))
+
+    def outer(a, o):
+        scale = np.zeros(3)
+        inner(np.ones(3), scale)  # runs now, while outer is traced
+        o[...] = a[...] * scale
+
+    a, o = np.arange(3.0), np.zeros(3)
+    picokernel.kernel(outer)(a, o)
+    np.testing.assert_array_equal(o, a * 2)
+
+
+def test_refs_kept_past_their_trace_raise():
+    kept = []
+
+    def keep(a, o):
+        kept.append(a)
+        o[...] = a[...]
+
+    picokernel.kernel(keep)(np.ones(3), np.zeros(3))
+    uses = [lambda: kept[0][...], lambda: kept[0].shape, lambda: kept[0].dtype,
+            lambda: kept[0][1:], lambda: kept[0].__setitem__(..., 1.0)]
+    for use in uses:
+        with pytest.raises(ValueError, match="no longer being traced"):
+            use()
+
+    def reuse(a, o):
+        o[...] = kept[0][...]
+
+    with pytest.raises(ValueError, match="no longer being traced"):
+        picokernel.kernel(reuse)(np.ones(3), np.zeros(3))
+
+
+@pytest.mark.parametrize("name", ["", "\x00", "a\x00b"])
+def test_kernel_names_that_cannot_be_symbols(name):
+    def kernel(a, o):
+        o[...] = a[...]
+
+    kernel.__name__ = name
+    with pytest.raises(ValueError, match="without NUL characters"):
+        picokernel.kernel(kernel)(np.ones(3), np.zeros(3))
+    kernel.__name__ = "<lambda> with spaces"
+    picokernel.kernel(kernel)(np.ones(3), np.zeros(3))
