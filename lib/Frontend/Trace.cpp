@@ -57,7 +57,8 @@ void detail::throwArityMismatch(const std::string &name, size_t takes,
 mlir::MLIRContext &defaultContext() {
   // Never destroyed: modules handed out may outlive static destruction.
   static mlir::MLIRContext *context = [] {
-    auto *created = new mlir::MLIRContext();
+    // Without a thread pool, which would not survive fork().
+    auto *created = new mlir::MLIRContext(mlir::MLIRContext::Threading::DISABLED);
     created->loadDialect<mlir::pk::PkDialect>();
     return created;
   }();

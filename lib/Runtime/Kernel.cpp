@@ -39,7 +39,11 @@ public:
     static CompileContexts instance;
     std::lock_guard<std::mutex> lock(instance.mutex);
     if (!instance.current || instance.uses == kCompilesPerContext) {
-      instance.current = std::make_shared<mlir::MLIRContext>();
+      // No thread pool: a kernel's module is compiled in one thread anyway,
+      // and a pool's threads do not survive fork(): a child compiling in
+      // an inherited context waited for them forever.
+      instance.current = std::make_shared<mlir::MLIRContext>(
+          mlir::MLIRContext::Threading::DISABLED);
       prepareContextForCompilation(*instance.current);
       instance.uses = 0;
     }

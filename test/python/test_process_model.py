@@ -115,3 +115,27 @@ def test_kernel_names_that_cannot_be_symbols(name):
         picokernel.kernel(kernel)(np.ones(3), np.zeros(3))
     kernel.__name__ = "<lambda> with spaces"
     picokernel.kernel(kernel)(np.ones(3), np.zeros(3))
+
+
+def test_forked_workers_compile_new_shapes():
+    """A fork Pool (Linux's default start method up to Python 3.13) after
+    the parent compiled, serial and multi-threaded kernels: the children
+    compile new shapes (MLIR's thread pool used to hang them)."""
+    out = run_isolated("""
+        import multiprocessing, numpy as np, picokernel
+
+        @picokernel.kernel
+        def affine(a, o):
+            o[...] = a[...] * 2 + 1
+
+        def work(n):
+            a = np.arange(n, dtype=np.float64)
+            o = np.zeros(n)
+            affine(a, o)
+            return bool((o == a * 2 + 1).all())
+
+        assert work(5) and work(200000)  # the parent compiles first
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            print(pool.map(work, [7, 9, 300000, 11]))
+    """, timeout=120)
+    assert out.strip() == "[True, True, True, True]"
