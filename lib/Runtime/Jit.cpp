@@ -36,7 +36,11 @@
 #include <chrono>
 #include <mutex>
 
+#include <cerrno>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <thread>
+#include <unistd.h>
 #include <sys/stat.h>
 
 namespace pk {
@@ -247,22 +251,44 @@ void Executable::describe(mlir::ModuleOp module) {
   }
 }
 
+/// The engine's object code. ExecutionEngine only writes it to a named
+/// file, and an I/O error there (a full disk, a file-size limit) ends the
+/// process (raw_fd_ostream's fatal error), so the file is a pipe that a
+/// thread drains: nothing touches a disk, and nothing can fail to fit.
+static std::vector<char> objectCodeOf(mlir::ExecutionEngine &engine) {
+  int pipe[2];
+  if (::pipe2(pipe, O_CLOEXEC) != 0)
+    return {};
+  std::vector<char> object;
+  std::thread reader([&] {
+    char buffer[1 << 16];
+    for (;;) {
+      ssize_t count = ::read(pipe[0], buffer, sizeof(buffer));
+      if (count < 0 && errno == EINTR)
+        continue;
+      if (count <= 0)
+        return;
+      object.insert(object.end(), buffer, buffer + count);
+    }
+  });
+  engine.dumpToObjectFile("/proc/self/fd/" + std::to_string(pipe[1]));
+  ::close(pipe[1]); // the reader sees the end once the dump's copy closed
+  reader.join();
+  ::close(pipe[0]);
+  return object;
+}
+
 /// Writes the engine's object code to the disk cache (best effort), with
 /// one leading byte saying whether it needs the OpenMP runtime.
 static void storeObject(DiskCache &disk, const std::string &key,
                         mlir::ExecutionEngine &engine, bool threaded) {
-  llvm::SmallString<128> path;
-  if (llvm::sys::fs::createTemporaryFile("pk-object", "o", path))
-    return;
-  engine.dumpToObjectFile(path);
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  llvm::sys::fs::remove(path);
-  if (!buffer || (*buffer)->getBufferSize() == 0)
+  std::vector<char> object = objectCodeOf(engine);
+  if (object.empty())
     return;
   std::vector<char> entry;
+  entry.reserve(object.size() + 1);
   entry.push_back(threaded ? 1 : 0);
-  entry.insert(entry.end(), (*buffer)->getBufferStart(),
-               (*buffer)->getBufferEnd());
+  entry.insert(entry.end(), object.begin(), object.end());
   disk.store(key, entry);
 }
 

@@ -160,3 +160,25 @@ def test_the_directory_and_entries_are_private_under_umask_0(tmp_path):
     assert directory.stat().st_mode & 0o777 == 0o700
     for name in entries(directory):
         assert (directory / name).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_write_that_fails_only_means_not_cached(tmp_path):
+    """A file-size limit (or a full disk) fails the cache's write: the
+    kernel still runs, uncached (LLVM's output stream used to end the
+    process); TMPDIR is not used at all."""
+    import resource
+
+    def limit_file_size():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    env = dict(os.environ, PK_CACHE="1", PK_CACHE_DIR=str(tmp_path / "limited"),
+               TMPDIR=str(tmp_path / "missing"))
+    result = subprocess.run([sys.executable, "-c", SCRIPT, str(1 << 15)], env=env,
+                            preexec_fn=limit_file_size, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1])["right"]
+    assert entries(tmp_path / "limited") == []
+    assert not [p for p in os.listdir(tmp_path / "limited") if ".tmp" in p]
+    assert run(tmp_path / "unlimited", TMPDIR=str(tmp_path / "missing")) == 0
+    assert run(tmp_path / "unlimited") == 2

@@ -425,6 +425,12 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp module,
                          error.message());
     file.write(reinterpret_cast<const char *>(binary.data()),
                binary.size() * sizeof(uint32_t));
+    file.close();
+    if (file.has_error()) { // cleared: an unchecked one would abort
+      std::string message = file.error().message();
+      file.clear_error();
+      throw CompileError("compile: cannot write " + path + ": " + message);
+    }
   }
 
   auto host = module.lookupSymbol<mlir::func::FuncOp>(kernel->kernelName);
