@@ -48,17 +48,58 @@ void registerDialects(DialectRegistry &registry) {
   registerAllToLLVMIRTranslations(registry);
 }
 
-SmallVector<KernelSignature> describeKernels(ModuleOp module) {
+/// Whether `name` can be a C identifier (entry points and their parameters
+/// are declared in C): letters, digits and underscores, not a keyword.
+bool isCIdentifier(llvm::StringRef name) {
+  static const llvm::StringRef keywords[] = {
+      "auto",     "break",    "case",     "char",     "const",    "continue",
+      "default",  "do",       "double",   "else",     "enum",     "extern",
+      "float",    "for",      "goto",     "if",       "inline",   "int",
+      "long",     "register", "restrict", "return",   "short",    "signed",
+      "sizeof",   "static",   "struct",   "switch",   "typedef",  "union",
+      "unsigned", "void",     "volatile", "while",    "bool",     "true",
+      "false",    "alignas",  "alignof",  "nullptr",  "typeof",   "_Bool",
+      "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic",
+      "_Generic", "_Noreturn", "_Static_assert", "_Thread_local"};
+  if (name.empty() || llvm::isDigit(name.front()) ||
+      !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+    return false;
+  return !llvm::is_contained(keywords, name);
+}
+
+/// The kernels to compile ahead of time, each a top-level pk.kernel whose
+/// name and parameter names are C identifiers (they are pasted into C).
+FailureOr<SmallVector<KernelSignature>> describeKernels(ModuleOp module) {
   SmallVector<KernelSignature> kernels;
-  module.walk([&](pk::KernelOp kernel) {
+  WalkResult walk = module.walk([&](pk::KernelOp kernel) {
+    if (kernel->getParentOp() != module.getOperation()) {
+      kernel.emitError("kernels compiled ahead of time must be at the top "
+                       "level of the module");
+      return WalkResult::interrupt();
+    }
     KernelSignature signature{kernel.getSymName().str(), {}};
-    for (BlockArgument arg : kernel.getBodyBlock().getArguments())
-      signature.parameters.push_back(
-          {kernel.getParameterName(arg.getArgNumber()),
-           cast<pk::RefType>(arg.getType()),
-           kernel.isStoredTo(arg.getArgNumber())});
+    if (!isCIdentifier(signature.name)) {
+      kernel.emitError("kernel name '")
+          << signature.name
+          << "' is not a C identifier (entry points are declared in C)";
+      return WalkResult::interrupt();
+    }
+    for (BlockArgument arg : kernel.getBodyBlock().getArguments()) {
+      std::string name = kernel.getParameterName(arg.getArgNumber());
+      if (!isCIdentifier(name)) {
+        kernel.emitError("parameter name '")
+            << name << "' of kernel '" << signature.name
+            << "' is not a C identifier (entry points are declared in C)";
+        return WalkResult::interrupt();
+      }
+      signature.parameters.push_back({name, cast<pk::RefType>(arg.getType()),
+                                      kernel.isStoredTo(arg.getArgNumber())});
+    }
     kernels.push_back(std::move(signature));
+    return WalkResult::advance();
   });
+  if (walk.wasInterrupted())
+    return failure();
   return kernels;
 }
 
@@ -88,8 +129,11 @@ std::string dtypeName(Type element) {
 /// `void pk_<kernel>(T *...)`: builds the memref descriptors of the lowered
 /// kernel (allocated and aligned pointer, offset 0, static sizes, row-major
 /// strides) from plain pointers.
-void addEntryPoint(llvm::Module &module, const KernelSignature &kernel) {
+LogicalResult addEntryPoint(llvm::Module &module,
+                            const KernelSignature &kernel) {
   llvm::Function *lowered = module.getFunction(kernel.name);
+  if (!lowered)
+    return failure();
   llvm::LLVMContext &context = module.getContext();
   auto *pointer = llvm::PointerType::getUnqual(context);
   auto *i64 = llvm::Type::getInt64Ty(context);
@@ -117,6 +161,7 @@ void addEntryPoint(llvm::Module &module, const KernelSignature &kernel) {
   }
   builder.CreateCall(lowered, arguments);
   builder.CreateRetVoid();
+  return success();
 }
 
 std::string hostFeatures() {
@@ -131,7 +176,10 @@ std::string hostFeatures() {
 LogicalResult mlir::pk::compileToObject(ModuleOp module,
                                         const ObjectOptions &options,
                                         SmallVectorImpl<char> &object) {
-  SmallVector<KernelSignature> kernels = describeKernels(module);
+  FailureOr<SmallVector<KernelSignature>> described = describeKernels(module);
+  if (failed(described))
+    return failure();
+  SmallVector<KernelSignature> &kernels = *described;
   if (kernels.empty())
     return module.emitError("no pk.kernel to compile");
 
@@ -190,7 +238,9 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
   for (const KernelSignature &kernel : kernels)
-    addEntryPoint(*llvmModule, kernel);
+    if (failed(addEntryPoint(*llvmModule, kernel)))
+      return module.emitError("internal error: kernel '")
+             << kernel.name << "' has no lowered function";
   // Only the entry points are exported: the lowered kernels are named after
   // the user's kernels and would clash with libc (`fma`).
   for (llvm::Function &function : *llvmModule)
@@ -214,7 +264,10 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
 }
 
 LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
-  SmallVector<KernelSignature> kernels = describeKernels(module);
+  FailureOr<SmallVector<KernelSignature>> described = describeKernels(module);
+  if (failed(described))
+    return failure();
+  SmallVector<KernelSignature> &kernels = *described;
   if (kernels.empty())
     return module.emitError("no pk.kernel to declare");
   std::string guard = "PK_KERNELS_";

@@ -5,6 +5,11 @@
 // RUN: llvm-nm --defined-only --extern-only %t/kernels.o | FileCheck %s --check-prefix=SYMBOLS
 // RUN: pk-translate --pk-to-c-header %t/kernels.mlir | FileCheck %s --check-prefix=HEADER
 // RUN: not pk-translate --pk-to-object %t/empty.mlir -o %t/empty.o 2>&1 | FileCheck %s --check-prefix=EMPTY
+// RUN: not pk-translate --pk-to-object %t/nested.mlir -o %t/nested.o 2>&1 | FileCheck %s --check-prefix=NESTED
+// RUN: not pk-translate --pk-to-c-header %t/nested.mlir 2>&1 | FileCheck %s --check-prefix=NESTED
+// RUN: not pk-translate --pk-to-c-header %t/injected.mlir 2>&1 | FileCheck %s --check-prefix=INJECTED
+// RUN: not pk-translate --pk-to-object %t/injected.mlir -o %t/injected.o 2>&1 | FileCheck %s --check-prefix=INJECTED
+// RUN: not pk-translate --pk-to-c-header %t/keyword.mlir 2>&1 | FileCheck %s --check-prefix=KEYWORD
 
 //--- kernels.mlir
 // SYMBOLS-NOT: {{ }}scale{{$}}
@@ -39,4 +44,34 @@ pk.kernel @mask(%v: !pk.ref<5xi16> loc("v"), %m: !pk.ref<5xi1> loc("m"), %h: !pk
 //--- empty.mlir
 // EMPTY: error: no pk.kernel to compile
 module {
+}
+
+//--- nested.mlir
+// A kernel in a nested module once crashed the object writer.
+// NESTED: error: kernels compiled ahead of time must be at the top level of the module
+module {
+  module {
+    pk.kernel @k(%a: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
+      %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
+      pk.store %0, %o : tensor<4xf32> -> !pk.ref<4xf32>
+      pk.return
+    }
+  }
+}
+
+//--- injected.mlir
+// Names are pasted into C: one that is not an identifier could inject code.
+// INJECTED: error: kernel name 'x; int evil(void) { return 1; } void k' is not a C identifier
+pk.kernel @"x; int evil(void) { return 1; } void k"(%a: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
+  %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
+  pk.store %0, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+}
+
+//--- keyword.mlir
+// KEYWORD: error: parameter name 'int' of kernel 'k' is not a C identifier
+pk.kernel @k(%a: !pk.ref<4xf32> loc("int"), %o: !pk.ref<4xf32> loc("o")) {
+  %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
+  pk.store %0, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
 }
