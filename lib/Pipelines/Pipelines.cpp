@@ -43,6 +43,9 @@ void mlir::pk::buildPkToLinalgPipeline(OpPassManager &pm) {
 }
 
 void mlir::pk::buildPkFusionPipeline(OpPassManager &pm) {
+  // Trees of single-use elementwise ops in one step each (linear in their
+  // size); upstream's pairwise fusion does the rest.
+  pm.addNestedPass<func::FuncOp>(createPkFuseElementwiseTrees());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
