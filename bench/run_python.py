@@ -305,6 +305,27 @@ def compile_times():
     return times
 
 
+def compile_curve(lengths):
+    """First-call seconds (trace + compile + run, n=1000) of elementwise
+    chains of each length: how compile time grows with a kernel's size."""
+    times = {}
+    for ops in lengths:
+        lines = [f"    x = x {'+*-'[i % 3]} {(i % 7 + 1) / 8}" if i % 4 != 3
+                 else "    x = np.maximum(x, y * 0.5)" for i in range(ops)]
+        scope = {"np": np}
+        exec("def chain(a_ref, b_ref, o_ref):\n    x = a_ref[...]\n"
+             "    y = b_ref[...]\n" + "\n".join(lines) + "\n    o_ref[...] = x\n",
+             scope)
+        a = np.linspace(-1, 1, 1000)
+
+        def make(fn=scope["chain"]):
+            kernel = picokernel.kernel(fn)
+            return lambda: kernel(a, a, np.empty_like(a))
+        times[ops] = first_call(make)
+        print("compile curve", ops, f"{times[ops]:.2f}s", flush=True)
+    return times
+
+
 DISK_PROBE = """
 import time, numpy as np, picokernel
 
@@ -393,6 +414,8 @@ def main():
         results["matmul"].append({"n": n, "times": measure_all(variants)})
         print("matmul", n, flush=True)
     results["first_call_seconds"] = compile_times()
+    results["compile_curve"] = compile_curve(
+        [125, 500] if args.quick else [125, 500, 2000, 8000])
     cold, warm = disk_cache_first_calls()
     results["first_call_seconds"]["picokernel, new process, compiling"] = cold
     results["first_call_seconds"]["picokernel, new process, from the disk cache"] = warm
