@@ -353,8 +353,11 @@ public:
   /// kernels).
   static thread_local std::vector<const CacheEntry *> compilingOnThisThread;
 
-  /// Counts a hit; its count doubles as the LRU clock.
-  uint64_t tick() { return hits.fetch_add(1, std::memory_order_relaxed); }
+  /// Counts a hit; returns the LRU clock's next tick.
+  uint64_t tick() {
+    hits.fetch_add(1, std::memory_order_relaxed);
+    return useClock.fetch_add(1, std::memory_order_relaxed);
+  }
 
   std::shared_ptr<const Executable>
   compile(KeyView key, std::span<const ArrayView> arrays,
@@ -377,7 +380,7 @@ public:
       misses.fetch_add(1, std::memory_order_relaxed);
       entry = std::make_shared<CacheEntry>();
       entry->compiled = promise.get_future().share();
-      entry->lastUse = hits.load(std::memory_order_relaxed);
+      entry->lastUse = useClock.fetch_add(1, std::memory_order_relaxed);
       if (logCompiles())
         reason = explainCompile(key);
       lastCompiled.assign(key.begin(), key.end());
@@ -419,6 +422,11 @@ public:
         codegenSeconds += compiled->times().codegenSeconds;
       }
       promise.set_value(compiled);
+      if (compiled->deviceBytes()) {
+        // Its buffers count now: older variants may have to go.
+        std::unique_lock<std::shared_mutex> lock(mutex);
+        evictLeastRecentlyUsed(entry.get());
+      }
       return compiled;
     } catch (...) {
       {
@@ -434,15 +442,27 @@ public:
     }
   }
 
-  /// Keeps at most maxCacheEntries entries: drops the least recently used
-  /// finished ones (never `keep`, never one still compiling).
+  /// Keeps at most maxCacheEntries entries, holding at most maxDeviceBytes
+  /// of device buffers: drops the least recently used finished ones (never
+  /// `keep`, never one still compiling).
   void evictLeastRecentlyUsed(const CacheEntry *keep) {
-    while (entries.size() > std::max<size_t>(options.maxCacheEntries, 1)) {
+    auto finished = [](const CacheEntry &entry) {
+      return entry.compiled.wait_for(std::chrono::seconds(0)) ==
+             std::future_status::ready;
+    };
+    auto deviceBytes = [&] {
+      uint64_t total = 0;
+      for (const auto &[key, entry] : entries)
+        if (finished(*entry))
+          if (std::shared_ptr<const Executable> compiled = entry->compiled.get())
+            total += compiled->deviceBytes();
+      return total;
+    };
+    while (entries.size() > std::max<size_t>(options.maxCacheEntries, 1) ||
+           deviceBytes() > options.maxDeviceBytes) {
       auto victim = entries.end();
       for (auto it = entries.begin(); it != entries.end(); ++it) {
-        if (it->second.get() == keep ||
-            it->second->compiled.wait_for(std::chrono::seconds(0)) !=
-                std::future_status::ready)
+        if (it->second.get() == keep || !finished(*it->second))
           continue;
         if (victim == entries.end() ||
             it->second->lastUse < victim->second->lastUse)
@@ -553,6 +573,8 @@ private:
   std::unordered_map<Key, std::shared_ptr<CacheEntry>, KeyHash, KeyEqual>
       entries;
   Key lastCompiled;
+  /// The LRU clock: every hit and every new entry advances it.
+  std::atomic<uint64_t> useClock{0};
   std::atomic<uint64_t> hits{0}, misses{0}, evictions{0}, diskLoads{0},
       generation{0};
   /// Keeps a kernel compiled by this thread alive while it runs (it may be

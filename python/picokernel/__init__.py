@@ -272,7 +272,8 @@ class Kernel(_picokernel.Kernel):
     ``k(a, b, o)`` writes into ``o`` and returns None."""
 
     def __init__(self, fn, *, backend="cpu", parallel_threshold=1 << 15,
-                 max_cache_entries=64, workgroup_size=64):
+                 max_cache_entries=64, workgroup_size=64,
+                 max_device_bytes=256 << 20):
         if backend not in BACKENDS:
             raise ValueError(
                 f"unknown backend {backend!r}; available: {', '.join(map(repr, BACKENDS))}"
@@ -280,7 +281,7 @@ class Kernel(_picokernel.Kernel):
         names = _param_names(fn)
         super().__init__(fn, getattr(fn, "__name__", "kernel"), names,
                          int(parallel_threshold), int(max_cache_entries),
-                         backend, int(workgroup_size))
+                         backend, int(workgroup_size), int(max_device_bytes))
         self.backend = backend
         self.__name__ = self.name
         self.__doc__ = getattr(fn, "__doc__", None)
@@ -321,8 +322,10 @@ def kernel(fn=None, *, backend="cpu", **options):
     Backends: ``"cpu"`` (the default: LLVM JIT for this CPU) and ``"vulkan"``
     (SPIR-V on a Vulkan device: any GPU driver, or lavapipe on the CPU).
     Options: ``parallel_threshold`` (CPU: loop iterations from which a kernel
-    runs on all cores), ``workgroup_size`` (Vulkan: threads per workgroup)
-    and ``max_cache_entries`` (compiled variants kept).
+    runs on all cores), ``workgroup_size`` (Vulkan: threads per workgroup),
+    ``max_cache_entries`` (compiled variants kept) and ``max_device_bytes``
+    (Vulkan: bytes of device buffers the variants keep, 256 MiB by default;
+    the least recently used variants go first).
 
     NumPy arrays and numbers the kernel reads from its globals or closure
     are constants, frozen when it is traced for a shape and dtype (as in

@@ -32,11 +32,11 @@ public:
   PyKernel(nb::callable function, std::string name,
            std::vector<std::string> paramNames, int64_t parallelThreshold,
            size_t maxCacheEntries, const std::string &backend,
-           int64_t workgroupSize)
+           int64_t workgroupSize, uint64_t maxDeviceBytes)
       : function(function), paramNames(paramNames),
         kernel(name, makeBody(), std::move(paramNames),
                options(parallelThreshold, maxCacheEntries, backend,
-                       workgroupSize)) {}
+                       workgroupSize, maxDeviceBytes)) {}
 
   // A kernel's function usually refers back to the kernel through its
   // module's globals: let Python's cycle collector see that reference.
@@ -147,10 +147,11 @@ private:
   static KernelOptions options(int64_t parallelThreshold,
                                size_t maxCacheEntries,
                                const std::string &backend,
-                               int64_t workgroupSize) {
+                               int64_t workgroupSize, uint64_t maxDeviceBytes) {
     KernelOptions options;
     options.compile.parallelThreshold = parallelThreshold;
     options.maxCacheEntries = maxCacheEntries;
+    options.maxDeviceBytes = maxDeviceBytes;
     if (backend == "vulkan")
       options.backend = Backend::Vulkan;
     else if (backend != "cpu")
@@ -420,11 +421,13 @@ NB_MODULE(_picokernel, m) {
                        "A kernel compiled on first use for each combination "
                        "of shapes and dtypes.")
       .def(nb::init<nb::callable, std::string, std::vector<std::string>,
-                    int64_t, size_t, const std::string &, int64_t>(),
+                    int64_t, size_t, const std::string &, int64_t,
+                    uint64_t>(),
            nb::arg("function"), nb::arg("name"), nb::arg("param_names"),
            nb::arg("parallel_threshold") = int64_t(1) << 15,
            nb::arg("max_cache_entries") = size_t(64),
-           nb::arg("backend") = "cpu", nb::arg("workgroup_size") = int64_t(64))
+           nb::arg("backend") = "cpu", nb::arg("workgroup_size") = int64_t(64),
+           nb::arg("max_device_bytes") = uint64_t(256) << 20)
       .def("__call__", &PyKernel::call,
            "Runs the kernel on NumPy arrays (the last one is the output); "
            "returns None.")

@@ -198,3 +198,26 @@ def test_copy_only_kernels_run_without_a_dispatch_on_vulkan():
 
     x = np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(run(both(copy)[1], x, np.empty_like(x)), x)
+
+
+def test_device_buffers_are_bounded_in_bytes():
+    """Every compiled Vulkan variant keeps buffers for its arrays: the cache
+    keeps at most max_device_bytes of them (plus the newest variant),
+    dropping the least recently used, and evicted variants compile again."""
+    def scale(a, o):
+        o[...] = a[...] * 2
+
+    mib = 1 << 20
+    kernel = picokernel.kernel(scale, backend="vulkan", max_device_bytes=5 * mib)
+    for n in range(20):
+        a = np.arange(mib // 4 + n, dtype=np.float32)  # 1 MiB, one shape each
+        o = np.empty_like(a)
+        kernel(a, o)
+        np.testing.assert_array_equal(o, a * 2)
+    info = kernel.cache_info()
+    assert info.entries <= 3 and info.evictions >= 17  # 2 MiB a variant
+    a = np.arange(mib // 4, dtype=np.float32)  # the first shape, evicted
+    o = np.empty_like(a)
+    kernel(a, o)
+    np.testing.assert_array_equal(o, a * 2)
+    assert kernel.cache_info().misses == 21

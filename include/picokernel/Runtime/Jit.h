@@ -87,6 +87,8 @@ public:
   /// Whether the machine code came from the disk cache
   /// (Runtime/DiskCache.h) instead of being compiled.
   bool loadedFromDiskCache() const { return fromDiskCache; }
+  /// Bytes of device memory it holds for its whole life (buffers).
+  virtual uint64_t deviceBytes() const { return 0; }
 
 protected:
   /// Reads the name and parameters of the one pk.kernel in `module`.

@@ -73,6 +73,10 @@ struct KernelOptions {
   VulkanOptions vulkan;         ///< for Backend::Vulkan
   /// Compiled variants kept at most; the least recently used goes first.
   size_t maxCacheEntries = 64;
+  /// Bytes of device buffers (Vulkan: every array and temporary of a
+  /// variant, kept for its life) the variants keep at most, besides the
+  /// newest; the least recently used go first.
+  uint64_t maxDeviceBytes = uint64_t(256) << 20;
 };
 
 struct CacheStats {

@@ -58,6 +58,7 @@ public:
   ~VulkanKernel() override;
 
   void run(void *const *data) const override;
+  uint64_t deviceBytes() const override;
 
   struct Impl;
 

@@ -370,6 +370,13 @@ int64_t bytesOf(mlir::MemRefType type) {
 VulkanKernel::VulkanKernel() : impl(std::make_unique<Impl>()) {}
 VulkanKernel::~VulkanKernel() = default;
 
+uint64_t VulkanKernel::deviceBytes() const {
+  uint64_t total = 0;
+  for (const Buffer &buffer : impl->buffers)
+    total += buffer.bytes;
+  return total;
+}
+
 std::string vulkanDeviceName() {
   return Device::get().properties.deviceName;
 }
