@@ -609,11 +609,20 @@ void Kernel::operator()(std::span<const ArrayView> arrays) const {
 
 mlir::OwningOpRef<mlir::ModuleOp>
 Kernel::trace(std::span<const ArrayView> arrays) const {
+  return cache->traceFor(signatureOf(arrays));
+}
+
+Signature Kernel::signatureOf(std::span<const ArrayView> arrays) const {
   llvm::SmallVector<int64_t, 64> key;
   llvm::SmallVector<int, 16> aliasOf;
   llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
   cache->analyze(arrays, key, aliasOf, partialOverlaps);
-  return cache->traceFor(cache->signature(arrays, aliasOf));
+  return cache->signature(arrays, aliasOf);
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+Kernel::trace(const Signature &signature, mlir::MLIRContext &context) const {
+  return cache->traceFor(signature, context);
 }
 
 std::vector<bool>

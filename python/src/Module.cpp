@@ -107,12 +107,16 @@ public:
     }
   }
 
+  // show_ir, lower and ir trace into a context of their own, freed
+  // afterwards: the shared one would keep every new shape's types.
   std::pair<std::string, std::string> traceArrays(nb::args args) {
-    return describe(kernel.trace(signatureOf(args)));
+    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    return describe(kernel.trace(signatureOf(args), context));
   }
 
   std::string lower(nb::args args, const std::string &stage) {
-    auto module = kernel.trace(signatureOf(args));
+    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    auto module = kernel.trace(signatureOf(args), context);
     nb::gil_scoped_release release;
     return lowerToStage(*module, stage);
   }
@@ -121,7 +125,8 @@ public:
     std::optional<Signature> signature = kernel.lastCompiledSignature();
     if (!signature)
       return std::nullopt;
-    return describe(kernel.trace(*signature));
+    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    return describe(kernel.trace(*signature, context));
   }
 
   nb::dict cacheInfo() {

@@ -139,3 +139,31 @@ def test_forked_workers_compile_new_shapes():
             print(pool.map(work, [7, 9, 300000, 11]))
     """, timeout=120)
     assert out.strip() == "[True, True, True, True]"
+
+
+def test_show_ir_and_lower_keep_memory_flat_over_many_shapes():
+    """Each new shape adds types to the context it is traced in: show_ir and
+    lower trace in a context of their own, freed afterwards (the shared one
+    grew by about 1 KB a shape)."""
+    out = run_isolated("""
+        import numpy as np, picokernel
+
+        @picokernel.kernel
+        def double(a, o):
+            o[...] = a[...] * 2
+
+        def resident_kib():
+            return int(open("/proc/self/statm").read().split()[1]) * 4
+
+        def shapes(first, last):
+            for n in range(first, last):
+                a = np.zeros(n, np.float32)
+                double.show_ir(a, a)
+                double.lower(a, a, stage="linalg")
+
+        shapes(1, 200)  # warm-up: allocator pools, caches
+        before = resident_kib()
+        shapes(200, 1000)
+        print(resident_kib() - before)
+    """, timeout=300)
+    assert int(out) < 400  # KiB over 800 shapes (was about 1,400)

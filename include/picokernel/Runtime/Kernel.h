@@ -127,6 +127,13 @@ public:
 
   /// The traced pk module for a signature (names, shapes, dtypes, aliases).
   mlir::OwningOpRef<mlir::ModuleOp> trace(const Signature &signature) const;
+  /// The same, in `context` (which must outlive the module): a short-lived
+  /// context frees what tracing a new shape adds to it, where the default
+  /// context keeps it for the process's life.
+  mlir::OwningOpRef<mlir::ModuleOp> trace(const Signature &signature,
+                                          mlir::MLIRContext &context) const;
+  /// The signature of `arrays` (names, shapes, dtypes, aliases).
+  Signature signatureOf(std::span<const ArrayView> arrays) const;
 
   /// The signature of the most recent compile, if any.
   std::optional<Signature> lastCompiledSignature() const;
