@@ -44,9 +44,10 @@ void mlir::pk::buildPkToLinalgPipeline(OpPassManager &pm) {
 
 void mlir::pk::buildPkFusionPipeline(OpPassManager &pm) {
   // Trees of single-use elementwise ops in one step each (linear in their
-  // size); upstream's pairwise fusion does the rest.
+  // size); upstream's pairwise fusion does the rest. Both keep loop bodies
+  // within kMaxFusedBodyOps operations.
   pm.addNestedPass<func::FuncOp>(createPkFuseElementwiseTrees());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createPkFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -334,10 +334,19 @@ CompiledKernel::compile(mlir::ModuleOp module,
   // runtime's own contexts; a module from elsewhere gets them now).
   start = Clock::now();
   prepareContextForCompilation(*module.getContext());
-  runPipeline(module, "kernel '" + compiled->kernelName + "'",
-              [&](mlir::OpPassManager &pm) {
-                buildStagesUpTo(pm, mlir::pk::cpuStageNames().back(), options);
-              });
+  // Stage by stage, so that an interrupt (Ctrl-C) is seen between them.
+  mlir::pk::CpuPipelineOptions pipeline;
+  pipeline.parallelThreshold = options.parallelThreshold;
+  for (const std::string &stage : mlir::pk::cpuStageNames()) {
+    if (options.checkInterrupt)
+      options.checkInterrupt();
+    runPipeline(module, "kernel '" + compiled->kernelName + "'",
+                [&](mlir::OpPassManager &pm) {
+                  mlir::pk::buildCpuStage(pm, stage, pipeline);
+                });
+  }
+  if (options.checkInterrupt)
+    options.checkInterrupt();
   compiled->compileTimes.pipelineSeconds = secondsSince(start);
 
   // LLVM dialect -> machine code for this CPU.

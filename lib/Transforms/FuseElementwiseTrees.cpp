@@ -58,8 +58,9 @@ struct Member {
 
 class TreeFuser {
 public:
-  TreeFuser(linalg::GenericOp root, RewriterBase &rewriter)
-      : root(root), rewriter(rewriter) {}
+  TreeFuser(linalg::GenericOp root, unsigned maxBodyOps,
+            RewriterBase &rewriter)
+      : root(root), maxBodyOps(maxBodyOps), rewriter(rewriter) {}
 
   /// Replaces `root` and the producers it absorbs (erased, and listed in
   /// `absorbed`) by one generic; false if it has no fusable producer.
@@ -85,6 +86,7 @@ private:
     members.push_back(
         {root, AffineMap::getMultiDimIdentityMap(root.getNumLoops(),
                                                  root.getContext())});
+    size_t bodyOps = root.getBody()->getOperations().size() - 1;
     for (size_t next = 0; next < members.size(); ++next) {
       Member member = members[next];
       for (OpOperand *input : member.op.getDpsInputOperands()) {
@@ -92,6 +94,11 @@ private:
         if (!producer || producer->getBlock() != root->getBlock() ||
             !isFusableProducer(producer))
           continue;
+        // Nearest producers first, until the body is as large as allowed.
+        size_t producerOps = producer.getBody()->getOperations().size() - 1;
+        if (bodyOps + producerOps > maxBodyOps)
+          continue;
+        bodyOps += producerOps;
         // The producer's loops, from the root's: through the consumer's
         // view of the tensor and the inverse of the producer's output map.
         AffineMap output =
@@ -201,6 +208,7 @@ private:
   }
 
   linalg::GenericOp root;
+  unsigned maxBodyOps;
   RewriterBase &rewriter;
   SmallVector<Member> members;
   /// The member computing each fused input operand.
@@ -213,6 +221,8 @@ private:
 struct FuseElementwiseTreesPass
     : public mlir::pk::impl::PkFuseElementwiseTreesBase<
           FuseElementwiseTreesPass> {
+  using PkFuseElementwiseTreesBase::PkFuseElementwiseTreesBase;
+
   void runOnOperation() override {
     // Roots from the last op back: a producer is absorbed by the tree of
     // its consumer before it could be a root itself.
@@ -225,7 +235,7 @@ struct FuseElementwiseTreesPass
       if (erased.contains(op))
         continue;
       SmallVector<Operation *> absorbed;
-      if (TreeFuser(op, rewriter).run(absorbed))
+      if (TreeFuser(op, maxBodyOps, rewriter).run(absorbed))
         erased.insert(absorbed.begin(), absorbed.end());
     }
   }

@@ -157,6 +157,13 @@ private:
     options.compile.parallelThreshold = parallelThreshold;
     options.maxCacheEntries = maxCacheEntries;
     options.maxDeviceBytes = maxDeviceBytes;
+    // Ctrl-C during a long compile: its KeyboardInterrupt abandons the
+    // compile between stages (the main thread's; others see no signals).
+    options.compile.checkInterrupt = [] {
+      nb::gil_scoped_acquire acquire;
+      if (PyErr_CheckSignals() != 0)
+        throw nb::python_error();
+    };
     if (backend == "vulkan")
       options.backend = Backend::Vulkan;
     else if (backend != "cpu")

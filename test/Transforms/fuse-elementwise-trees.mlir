@@ -2,6 +2,7 @@
 // their maps composed into the consumer's loops; producers used twice, or
 // whose bodies read loop indices, stay.
 // RUN: pk-opt %s --pk-fuse-elementwise-trees --split-input-file | FileCheck %s
+// RUN: pk-opt %s --pk-fuse-elementwise-trees=max-body-ops=2 --split-input-file | FileCheck %s --check-prefix=BOUNDED
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -19,6 +20,16 @@
 // CHECK-NEXT: linalg.yield %[[S]] : f32
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[R]]
+// A body of at most 2 operations: the add absorbs the nearer producer only.
+// BOUNDED-LABEL: func.func @tree
+// BOUNDED: linalg.generic
+// BOUNDED-NEXT: ^bb0
+// BOUNDED-NEXT: math.exp
+// BOUNDED: linalg.generic
+// BOUNDED-NEXT: ^bb0
+// BOUNDED-NEXT: arith.mulf
+// BOUNDED-NEXT: arith.addf
+// BOUNDED-NEXT: linalg.yield
 func.func @tree(%a: tensor<4x8xf32>, %b: tensor<4xf32>, %c: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = tensor.empty() : tensor<4x8xf32>
   // a * b[:, None]: b broadcast along the columns

@@ -167,3 +167,37 @@ def test_show_ir_and_lower_keep_memory_flat_over_many_shapes():
         print(resident_kib() - before)
     """, timeout=300)
     assert int(out) < 400  # KiB over 800 shapes (was about 1,400)
+
+
+def test_ctrl_c_interrupts_a_long_compile():
+    """SIGINT once the trace is done raises KeyboardInterrupt between the
+    compile's stages (not after them), nothing is cached, and the next call
+    compiles normally."""
+    out = run_isolated("""
+        import os, signal, threading, time, numpy as np, picokernel
+
+        traced = threading.Event()
+        lines = [f"    x = x {'+*-'[i % 3]} {(i % 7 + 1) / 8}" for i in range(6000)]
+        scope = {"traced": traced}
+        exec("def chain(a, o):\\n    x = a[...]\\n" + "\\n".join(lines)
+             + "\\n    o[...] = x\\n    traced.set()\\n", scope)
+        kernel = picokernel.kernel(scope["chain"])
+        a, o = np.ones(100), np.zeros(100)
+
+        def interrupt_the_compile():
+            traced.wait()
+            time.sleep(0.05)
+            os.kill(os.getpid(), signal.SIGINT)
+
+        threading.Thread(target=interrupt_the_compile).start()
+        start = time.monotonic()
+        try:
+            kernel(a, o)
+            print("not interrupted")
+        except KeyboardInterrupt:
+            print("interrupted", kernel.cache_info().entries)
+        traced.clear()
+        kernel(a, o)
+        print("then", kernel.cache_info().entries)
+    """, timeout=120)
+    assert out.splitlines() == ["interrupted 0", "then 1"], out

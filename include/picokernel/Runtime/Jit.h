@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -42,6 +43,10 @@ struct CompileOptions {
   int64_t parallelThreshold = 1 << 15;
   /// LLVM optimization level (0-3).
   unsigned optLevel = 3;
+  /// Called between the pipeline's stages and before code generation: it
+  /// throws to abandon the compile (Python: a KeyboardInterrupt pending
+  /// after Ctrl-C). Not part of what the compile produces.
+  std::function<void()> checkInterrupt;
 };
 
 /// Where the time of one compilation went.

@@ -21,6 +21,12 @@ namespace mlir::pk {
 /// over quotient bits); pk-check-loop-budget counts with it.
 constexpr llvm::StringLiteral kMaxTripCountAttrName = "pk.max_trip_count";
 
+/// The most operations elementwise fusion puts into one loop body: LLVM's
+/// loop vectorizer takes time quadratic in a body's dependence chains (4,000
+/// dependent ops took 5 s), and past a few hundred operations per element a
+/// loop is compute-bound, so another pass over memory costs little.
+constexpr unsigned kMaxFusedBodyOps = 512;
+
 #define GEN_PASS_DECL
 #include "picokernel/Transforms/Passes.h.inc"
 
