@@ -88,9 +88,12 @@ private:
   int fd;
 };
 
-bool readAll(int fd, char *data, size_t size) {
+/// Moves `size` bytes with `transfer` (::read or ::write), retrying after
+/// signals and short transfers; false on an error or an early end.
+template <typename Data, typename Transfer>
+bool transferAll(int fd, Data *data, size_t size, Transfer transfer) {
   while (size) {
-    ssize_t count = ::read(fd, data, size);
+    ssize_t count = transfer(fd, data, size);
     if (count < 0 && errno == EINTR)
       continue;
     if (count <= 0)
@@ -101,17 +104,12 @@ bool readAll(int fd, char *data, size_t size) {
   return true;
 }
 
+bool readAll(int fd, char *data, size_t size) {
+  return transferAll(fd, data, size, ::read);
+}
+
 bool writeAll(int fd, const char *data, size_t size) {
-  while (size) {
-    ssize_t count = ::write(fd, data, size);
-    if (count < 0 && errno == EINTR)
-      continue;
-    if (count <= 0)
-      return false;
-    data += count;
-    size -= size_t(count);
-  }
-  return true;
+  return transferAll(fd, data, size, ::write);
 }
 
 std::string defaultDirectory() {
