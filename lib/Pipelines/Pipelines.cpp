@@ -58,6 +58,9 @@ void mlir::pk::buildPkBufferizationPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createPkComputeInPlace());
   // Stores of the kernel's arrays after every read of their old contents.
   pm.addNestedPass<func::FuncOp>(createPkOrderRefWrites());
+  // Inserts update private copies of values used elsewhere: empty-tensor
+  // elimination would compute such a value in the insert's destination.
+  pm.addNestedPass<func::FuncOp>(createPkCopySharedInsertDestinations());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

@@ -953,3 +953,20 @@ def test_errors_through_numpy_functions_name_the_users_line():
         line = kernel.__code__.co_firstlineno + 1
         with pytest.raises(kind, match=f"{__file__}:{line}: error"):
             run(kernel, np.zeros(2, np.int8), np.zeros(2, np.int8))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_value_stored_twice_then_updated_in_one_ref(backend):
+    """Found by the random-kernel test: r2 got r1's update (empty-tensor
+    elimination computed v into r1, whose later write r2's store read)."""
+    def kernel(a, r1, r2):
+        v = a[...] * 2.0
+        r1[...] = v
+        r2[...] = v
+        r1[0] = -1.0
+
+    a = np.array([1.0, 2.0, 3.0])
+    r1, r2 = np.zeros(3), np.zeros(3)
+    run(kernel, a, r1, r2[::-1], backend=backend)
+    np.testing.assert_array_equal(r1, [-1.0, 4.0, 6.0])
+    np.testing.assert_array_equal(r2[::-1], [2.0, 4.0, 6.0])

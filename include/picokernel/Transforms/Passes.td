@@ -52,6 +52,32 @@ def PkComputeInPlace : Pass<"pk-compute-in-place", "::mlir::func::FuncOp"> {
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def PkCopySharedInsertDestinations
+    : Pass<"pk-copy-shared-insert-destinations", "::mlir::func::FuncOp"> {
+  let summary = "A slice inserted into a value that is also stored goes "
+                "into a copy of it";
+  let description = [{
+    `r1[...] = v; r2[...] = v; r1[0] = w` stores `v` into r2 and
+    `insert_slice w into v` into r1. Empty-tensor elimination then computes
+    `v` straight into r1 (the end of the insert's chain), bufferization
+    inserts `w` into a copy and copies it back into r1, and the store of `v`
+    into r2 reads r1 after that: r2 got `w` in its first element. An insert
+    whose destination is also stored to a ref (itself or through a view)
+    is given an explicit copy of it
+    (`bufferization.alloc_tensor copy(...)`), so that `v` is computed into
+    r2 and the insert updates a private buffer: what bufferization would
+    copy anyway, where the elimination cannot see through.
+
+    ```mlir
+    %1 = tensor.insert_slice %w into %v[0] [1] [1]
+    // becomes, when %v is also stored
+    %c = bufferization.alloc_tensor() copy(%v) : tensor<3xf64>
+    %1 = tensor.insert_slice %w into %c[0] [1] [1]
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def PkOrderRefWrites : Pass<"pk-order-ref-writes", "::mlir::func::FuncOp"> {
   let summary = "Write each array after every read of its old contents";
   let description = [{
