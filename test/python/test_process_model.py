@@ -3,6 +3,7 @@ kernel that calls itself while traced, refs kept past their trace, and names
 that cannot become symbols. The ones that once hung or crashed the process
 run in a subprocess with a timeout."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -141,6 +142,8 @@ def test_forked_workers_compile_new_shapes():
     assert out.strip() == "[True, True, True, True]"
 
 
+@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""),
+                    reason="AddressSanitizer's quarantine keeps freed memory")
 def test_show_ir_and_lower_keep_memory_flat_over_many_shapes():
     """Each new shape adds types to the context it is traced in: show_ir and
     lower trace in a context of their own, freed afterwards (the shared one
