@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "picokernel/Runtime/Kernel.h"
+#include "picokernel/Kernel/Kernel.h"
 
 #include <benchmark/benchmark.h>
 

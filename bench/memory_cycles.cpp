@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "picokernel/Runtime/Kernel.h"
+#include "picokernel/Kernel/Kernel.h"
 
 #include <chrono>
 #include <cstdio>

@@ -5,15 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "picokernel/Compiler/Registry.h"
 #include "picokernel/Conversion/Passes.h"
-#include "picokernel/Dialect/Pk/IR/PkDialect.h"
 #include "picokernel/Dialect/Pk/Transforms/Passes.h"
 #include "picokernel/Pipelines/Pipelines.h"
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
@@ -25,9 +23,7 @@ int main(int argc, char **argv) {
   mlir::pk::registerPkPipelines();
 
   mlir::DialectRegistry registry;
-  registry.insert<mlir::pk::PkDialect>();
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
+  mlir::pk::registerPkCompilerDialects(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "picokernel optimizer driver\n", registry));

@@ -7,7 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "picokernel/Runtime/Kernel.h"
+#include "picokernel/Kernel/Kernel.h"
+#include "picokernel/Target/Listing.h"
 
 #include <algorithm>
 #include <chrono>

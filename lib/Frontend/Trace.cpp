@@ -11,7 +11,6 @@
 #include "picokernel/Frontend/Trace.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Support/Diagnostics.h"
-#include "picokernel/Target/Listing.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -26,8 +25,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-using mlir::pk::formatShape;
 
 namespace pk {
 
@@ -1245,7 +1242,7 @@ Operand Operand::fromArray(DType dtype, Shape shape, std::vector<uint8_t> bytes,
   for (int64_t dim : shape) {
     if (dim < 0)
       throw TraceError("constant: array of shape " +
-                           mlir::pk::formatShape(shape) +
+                           formatShape(shape) +
                            " has a negative dimension",
                        where);
     elements *= dim;
@@ -1253,7 +1250,7 @@ Operand Operand::fromArray(DType dtype, Shape shape, std::vector<uint8_t> bytes,
   if (bytes.size() != size_t(elements) * itemSize(dtype))
     throw TraceError("constant: " + std::to_string(bytes.size()) +
                          " bytes do not hold an array of shape " +
-                         mlir::pk::formatShape(shape) + " and dtype " +
+                         formatShape(shape) + " and dtype " +
                          std::string(dtypeName(dtype)),
                      where);
   Operand operand(Kind::Array, std::move(where));
@@ -1529,13 +1526,6 @@ std::string printModule(mlir::ModuleOp module, bool withLocations) {
   if (withLocations)
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/true);
   module->print(os, flags);
-  return text;
-}
-
-std::string listing(mlir::ModuleOp module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module.walk([&](mlir::pk::KernelOp kernel) { printListing(kernel, os); });
   return text;
 }
 

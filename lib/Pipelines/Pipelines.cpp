@@ -32,7 +32,7 @@ static void addNarrowFloatEmulation(OpPassManager &pm) {
   bf16InFloat32.sourceTypeStrs = {"bf16"};
   bf16InFloat32.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16InFloat32));
-  pm.addPass(pk::createPkExpandNarrowFloatConversions());
+  pm.addPass(mlir::pk::createPkExpandNarrowFloatConversions());
 }
 
 void mlir::pk::buildPkToLinalgPipeline(OpPassManager &pm) {

@@ -1,23 +1,18 @@
 //===- Jit.cpp - compile a pk kernel for the host CPU ---------------------===//
 
 #include "picokernel/Runtime/Jit.h"
+#include "picokernel/Compiler/CpuCompiler.h"
+#include "picokernel/Compiler/Registry.h"
+#include "picokernel/Compiler/TargetMachine.h"
 #include "picokernel/Config.h"
-#include "picokernel/Dialect/Pk/IR/PkOps.h"
-#include "picokernel/Pipelines/Pipelines.h"
 #include "picokernel/Runtime/DiskCache.h"
 #include "picokernel/Support/Diagnostics.h"
-#include "picokernel/Target/LLVMIR.h"
 
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -120,17 +115,15 @@ void appendDescriptor(std::vector<int64_t> &words, const Shape &shape) {
   words.push_back(0);
   words.push_back(0);
   words.insert(words.end(), shape.begin(), shape.end());
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t i = shape.size(); i > 1; --i)
-    strides[i - 2] = strides[i - 1] * shape[i - 1];
+  Shape strides = rowMajorStrides(shape);
   words.insert(words.end(), strides.begin(), strides.end());
 }
 } // namespace
 
 namespace {
-/// Once per process: LLVM's host target, and glibc's vector math library,
-/// which the optimizer may call (where glibc has none, loops keep scalar
-/// libm calls).
+/// Once per process: LLVM's host target (for code loaded from the disk
+/// cache), and glibc's vector math library, which the optimizer may call
+/// (where glibc has none, loops keep scalar libm calls).
 void initializeNativeCodegen() {
   static std::once_flag nativeTarget;
   std::call_once(nativeTarget, [] {
@@ -141,36 +134,6 @@ void initializeNativeCodegen() {
   });
 }
 } // namespace
-
-void prepareContextForCompilation(mlir::MLIRContext &context) {
-  initializeNativeCodegen();
-  static std::mutex preparing;
-  std::lock_guard<std::mutex> lock(preparing);
-  if (context.getLoadedDialect<mlir::omp::OpenMPDialect>() &&
-      context.getLoadedDialect<mlir::pk::PkDialect>())
-    return; // loaded last below: everything else is there
-  mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  mlir::registerAllToLLVMIRTranslations(registry);
-  registry.insert<mlir::pk::PkDialect>();
-  context.appendDialectRegistry(registry);
-  // Everything the pipelines create (CPU and SPIR-V), loaded once, before
-  // any concurrent use: two Vulkan kernels compiling at once loaded the
-  // SPIR-V dialects into the shared context together, and crashed.
-  mlir::OpPassManager cpu(mlir::ModuleOp::getOperationName());
-  mlir::pk::buildPkCpuPipeline(cpu, {});
-  mlir::OpPassManager spirv(mlir::ModuleOp::getOperationName());
-  mlir::pk::buildPkSpirvPipeline(spirv, {});
-  mlir::DialectRegistry dependent;
-  cpu.getDependentDialects(dependent);
-  spirv.getDependentDialects(dependent);
-  context.appendDialectRegistry(dependent);
-  for (llvm::StringRef name : dependent.getDialectNames())
-    context.getOrLoadDialect(name);
-  context.loadDialect<mlir::pk::PkDialect, mlir::LLVM::LLVMDialect>();
-  context.loadDialect<mlir::omp::OpenMPDialect>();
-}
 
 namespace {
 /// Runs `build` on `module`, turning diagnostics into a CompileError.
@@ -219,7 +182,7 @@ std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
     throw CompileError("lower: unknown stage '" + stage + "' (stages: " +
                        known + ")");
   }
-  prepareContextForCompilation(*module.getContext());
+  mlir::pk::prepareContextForCompilation(*module.getContext());
   mlir::OwningOpRef<mlir::ModuleOp> copy(module.clone());
   if (stage != names.front())
     runPipeline(*copy, "stage '" + stage + "'", [&](mlir::OpPassManager &pm) {
@@ -229,26 +192,6 @@ std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
   llvm::raw_string_ostream os(text);
   copy->print(os);
   return text;
-}
-
-Executable::~Executable() = default;
-
-void Executable::describe(mlir::ModuleOp module) {
-  auto kernels = llvm::to_vector(module.getOps<mlir::pk::KernelOp>());
-  if (kernels.size() != 1)
-    throw CompileError("compile: expected a module with one pk.kernel, got " +
-                       std::to_string(kernels.size()));
-  kernelName = kernels.front().getSymName().str();
-  parameters.clear();
-  for (mlir::BlockArgument arg :
-       kernels.front().getBodyBlock().getArguments()) {
-    auto ref = llvm::cast<mlir::pk::RefType>(arg.getType());
-    CompiledParam param{Shape(ref.getShape().begin(), ref.getShape().end()),
-                        *fromMlirType(ref.getElementType())};
-    param.read = llvm::any_of(arg.getUsers(), llvm::IsaPred<mlir::pk::LoadOp>);
-    param.written = kernels.front().isStoredTo(arg.getArgNumber());
-    parameters.push_back(std::move(param));
-  }
 }
 
 /// The engine's object code. ExecutionEngine only writes it to a named
@@ -300,7 +243,7 @@ CompiledKernel::compile(mlir::ModuleOp module,
   initializeNativeCodegen();
   std::unique_ptr<CompiledKernel> compiled(new CompiledKernel());
   compiled->describe(module);
-  for (const CompiledParam &param : compiled->parameters) {
+  for (const CompiledParam &param : compiled->params()) {
     compiled->descriptorOffsets.push_back(compiled->descriptorTemplate.size());
     appendDescriptor(compiled->descriptorTemplate, param.shape);
   }
@@ -315,7 +258,7 @@ CompiledKernel::compile(mlir::ModuleOp module,
       bool threaded = !entry->empty() && entry->front() == 1;
       std::vector<char> object(entry->begin() + (entry->empty() ? 0 : 1),
                                entry->end());
-      auto loaded = loadObject(object, threaded, compiled->kernelName,
+      auto loaded = loadObject(object, threaded, compiled->name(),
                                compiled->loadedObject);
       if (loaded) {
         compiled->entry = *loaded;
@@ -333,20 +276,21 @@ CompiledKernel::compile(mlir::ModuleOp module,
   // pk -> LLVM dialect (the dialects it needs are loaded already in the
   // runtime's own contexts; a module from elsewhere gets them now).
   start = Clock::now();
-  prepareContextForCompilation(*module.getContext());
-  // Stage by stage, so that an interrupt (Ctrl-C) is seen between them.
-  mlir::pk::CpuPipelineOptions pipeline;
-  pipeline.parallelThreshold = options.parallelThreshold;
-  for (const std::string &stage : mlir::pk::cpuStageNames()) {
+  mlir::pk::prepareContextForCompilation(*module.getContext());
+  {
+    // Stage by stage, so that an interrupt (Ctrl-C) is seen between them.
+    DiagnosticCollector diagnostics(module.getContext());
+    mlir::pk::CpuPipelineOptions pipeline;
+    pipeline.parallelThreshold = options.parallelThreshold;
+    // An empty std::function would make a callable function_ref.
+    llvm::function_ref<void()> beforeStage = nullptr;
     if (options.checkInterrupt)
-      options.checkInterrupt();
-    runPipeline(module, "kernel '" + compiled->kernelName + "'",
-                [&](mlir::OpPassManager &pm) {
-                  mlir::pk::buildCpuStage(pm, stage, pipeline);
-                });
+      beforeStage = options.checkInterrupt;
+    if (mlir::failed(
+            mlir::pk::runCpuPipeline(module, pipeline, beforeStage)))
+      throw CompileError("compile: the CPU pipeline failed on kernel '" +
+                         compiled->name() + "':\n" + diagnostics.text());
   }
-  if (options.checkInterrupt)
-    options.checkInterrupt();
   compiled->compileTimes.pipelineSeconds = secondsSince(start);
 
   // LLVM dialect -> machine code for this CPU.
@@ -356,15 +300,12 @@ CompiledKernel::compile(mlir::ModuleOp module,
     if (llvm::isa<mlir::omp::OpenMPDialect>(op->getDialect()))
       compiled->threaded = true;
   });
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder)
-    throw CompileError("compile: cannot describe the host CPU: " +
-                       errorText(machineBuilder.takeError()));
   llvm::CodeGenOptLevel codegenLevel = options.optLevel >= 3
                                            ? llvm::CodeGenOptLevel::Aggressive
                                            : llvm::CodeGenOptLevel::Default;
-  machineBuilder->setCodeGenOptLevel(codegenLevel);
-  auto machine = machineBuilder->createTargetMachine();
+  mlir::pk::TargetMachineOptions host;
+  host.optLevel = options.optLevel;
+  auto machine = mlir::pk::createTargetMachine(host);
   if (!machine)
     throw CompileError("compile: cannot create a target machine: " +
                        errorText(machine.takeError()));
@@ -388,13 +329,13 @@ CompiledKernel::compile(mlir::ModuleOp module,
       mlir::ExecutionEngine::create(module, engineOptions, std::move(*machine));
   if (!engine)
     throw CompileError("compile: LLVM code generation failed for kernel '" +
-                       compiled->kernelName +
+                       compiled->name() +
                        "': " + errorText(engine.takeError()));
   compiled->engine = std::move(*engine);
   auto entry =
-      compiled->engine->lookupPacked("_mlir_ciface_" + compiled->kernelName);
+      compiled->engine->lookupPacked("_mlir_ciface_" + compiled->name());
   if (!entry)
-    throw CompileError("compile: kernel '" + compiled->kernelName +
+    throw CompileError("compile: kernel '" + compiled->name() +
                        "' has no entry point: " + errorText(entry.takeError()));
   compiled->entry = *entry;
   compiled->compileTimes.codegenSeconds = secondsSince(start);
@@ -435,7 +376,7 @@ void CompiledKernel::run(void *const *data) const {
   constexpr size_t kInline = 128;
   llvm::SmallVector<int64_t, kInline> words(descriptorTemplate.begin(),
                                             descriptorTemplate.end());
-  size_t count = parameters.size();
+  size_t count = signature.params.size();
   llvm::SmallVector<void *, 16> descriptors(count);
   llvm::SmallVector<void *, 16> arguments(count);
   for (size_t i = 0; i < count; ++i) {

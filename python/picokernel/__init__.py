@@ -271,9 +271,11 @@ class Kernel(_picokernel.Kernel):
     """A compiled kernel. Call it with NumPy arrays, the output last:
     ``k(a, b, o)`` writes into ``o`` and returns None."""
 
-    def __init__(self, fn, *, backend="cpu", parallel_threshold=1 << 15,
-                 max_cache_entries=64, workgroup_size=64,
-                 max_device_bytes=256 << 20):
+    def __init__(self, fn, *, backend="cpu",
+                 parallel_threshold=_picokernel.DEFAULT_PARALLEL_THRESHOLD,
+                 max_cache_entries=_picokernel.DEFAULT_MAX_CACHE_ENTRIES,
+                 workgroup_size=_picokernel.DEFAULT_WORKGROUP_SIZE,
+                 max_device_bytes=_picokernel.DEFAULT_MAX_DEVICE_BYTES):
         if backend not in BACKENDS:
             raise ValueError(
                 f"unknown backend {backend!r}; available: {', '.join(map(repr, BACKENDS))}"

@@ -11,7 +11,8 @@
 #include "NumPy.h"
 #include "Tracing.h"
 
-#include "picokernel/Runtime/Kernel.h"
+#include "picokernel/Kernel/Kernel.h"
+#include "picokernel/Target/Listing.h"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -436,10 +437,11 @@ NB_MODULE(_picokernel, m) {
                     int64_t, size_t, const std::string &, int64_t,
                     uint64_t>(),
            nb::arg("function"), nb::arg("name"), nb::arg("param_names"),
-           nb::arg("parallel_threshold") = int64_t(1) << 15,
-           nb::arg("max_cache_entries") = size_t(64),
-           nb::arg("backend") = "cpu", nb::arg("workgroup_size") = int64_t(64),
-           nb::arg("max_device_bytes") = uint64_t(256) << 20)
+           nb::arg("parallel_threshold") = defaults::kParallelThreshold,
+           nb::arg("max_cache_entries") = defaults::kMaxCacheEntries,
+           nb::arg("backend") = "cpu",
+           nb::arg("workgroup_size") = defaults::kWorkgroupSize,
+           nb::arg("max_device_bytes") = defaults::kMaxDeviceBytes)
       .def("__call__", &PyKernel::call,
            "Runs the kernel on NumPy arrays (the last one is the output); "
            "returns None.")
@@ -450,6 +452,12 @@ NB_MODULE(_picokernel, m) {
       .def("clear_cache", &PyKernel::clearCache)
       .def_prop_ro("name", &PyKernel::name)
       .def_prop_ro("function", &PyKernel::pythonFunction);
+
+  // The defaults of the Python API (Support/Defaults.h).
+  m.attr("DEFAULT_PARALLEL_THRESHOLD") = defaults::kParallelThreshold;
+  m.attr("DEFAULT_MAX_CACHE_ENTRIES") = defaults::kMaxCacheEntries;
+  m.attr("DEFAULT_WORKGROUP_SIZE") = defaults::kWorkgroupSize;
+  m.attr("DEFAULT_MAX_DEVICE_BYTES") = defaults::kMaxDeviceBytes;
 
   m.def("_trace_function", &traceFunction);
   m.def("vulkan_device", [] { return vulkanDeviceName(); },

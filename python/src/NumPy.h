@@ -18,7 +18,7 @@
 #include <nanobind/nanobind.h>
 #include <numpy/arrayobject.h>
 
-#include "picokernel/Frontend/DType.h"
+#include "picokernel/Support/DType.h"
 
 #include <optional>
 #include <string>

@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "picokernel/Runtime/Kernel.h"
+#include "picokernel/Kernel/Kernel.h"
 
 #include <cmath>
 #include <cstdint>

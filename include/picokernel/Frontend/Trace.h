@@ -24,7 +24,7 @@
 #ifndef PICOKERNEL_FRONTEND_TRACE_H
 #define PICOKERNEL_FRONTEND_TRACE_H
 
-#include "picokernel/Frontend/DType.h"
+#include "picokernel/Support/DType.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -550,10 +550,6 @@ trace(const std::string &name, Fn &&kernel, const Signature &signature,
 
 /// The module as MLIR text, parameters named as in the signature.
 std::string printModule(mlir::ModuleOp module, bool withLocations = false);
-
-/// The compact listing in the seed post's style, one line per operation:
-/// `v2<4:f32> = MUL(v0, v1)`.
-std::string listing(mlir::ModuleOp module);
 
 } // namespace pk
 

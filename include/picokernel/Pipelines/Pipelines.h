@@ -14,6 +14,8 @@
 #ifndef PICOKERNEL_PIPELINES_PIPELINES_H
 #define PICOKERNEL_PIPELINES_PIPELINES_H
 
+#include "picokernel/Support/Defaults.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -27,7 +29,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "parallel-threshold",
       llvm::cl::desc("Iteration count from which a loop nest runs on all "
                      "cores through OpenMP (0: always serial)"),
-      llvm::cl::init(1 << 15)};
+      llvm::cl::init(::pk::defaults::kParallelThreshold)};
 };
 
 struct SpirvPipelineOptions : public PassPipelineOptions<SpirvPipelineOptions> {
@@ -35,11 +37,11 @@ struct SpirvPipelineOptions : public PassPipelineOptions<SpirvPipelineOptions> {
       *this, "workgroup-size",
       llvm::cl::desc("Threads per workgroup (the tile size of the innermost "
                      "parallel dimension)"),
-      llvm::cl::init(64)};
+      llvm::cl::init(::pk::defaults::kWorkgroupSize)};
   Option<std::string> vulkanVersion{
       *this, "vulkan-version",
       llvm::cl::desc("Target Vulkan version: 1.0, 1.1, 1.2 or 1.3"),
-      llvm::cl::init("1.1")};
+      llvm::cl::init(std::string(::pk::defaults::kVulkanVersion))};
   ListOption<unsigned> specialFloatWidths{
       *this, "special-float-widths",
       llvm::cl::desc("Float widths whose NaNs, infinities and signed zeros "

@@ -16,7 +16,10 @@
 #ifndef PICOKERNEL_RUNTIME_VULKAN_H
 #define PICOKERNEL_RUNTIME_VULKAN_H
 
-#include "picokernel/Runtime/Jit.h"
+#include "picokernel/Runtime/Executable.h"
+#include "picokernel/Support/Defaults.h"
+
+#include "mlir/IR/BuiltinOps.h"
 
 #include <memory>
 #include <stdexcept>
@@ -31,7 +34,11 @@ public:
 };
 
 struct VulkanOptions {
-  int64_t workgroupSize = 64;
+  /// Threads per workgroup.
+  int64_t workgroupSize = defaults::kWorkgroupSize;
+  /// The Vulkan version kernels are compiled for ("1.0" to "1.3"); the
+  /// device must support it.
+  std::string vulkanVersion = defaults::kVulkanVersion;
 };
 
 /// The selected device ("llvmpipe (LLVM 15.0.6, 256 bits)"), or throws

@@ -20,6 +20,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+
 namespace mlir::pk {
 
 /// Prints `kernel` as a listing. Parameter names come from the NameLocs the
@@ -30,5 +32,13 @@ void printListing(KernelOp kernel, llvm::raw_ostream &os);
 void registerToListingTranslation();
 
 } // namespace mlir::pk
+
+namespace pk {
+
+/// The listing of every kernel in `module`, one line per operation:
+/// `v2<4:f32> = MUL(v0, v1)`.
+std::string listing(mlir::ModuleOp module);
+
+} // namespace pk
 
 #endif // PICOKERNEL_TARGET_LISTING_H

@@ -3,7 +3,7 @@
 #ifndef PICOKERNEL_TARGET_SPIRV_H
 #define PICOKERNEL_TARGET_SPIRV_H
 
-#include "picokernel/Pipelines/Pipelines.h"
+#include "picokernel/Compiler/SpirvCompiler.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
@@ -12,15 +12,6 @@
 #include <string>
 
 namespace mlir::pk {
-
-/// Compiles the pk kernel in `module` (rewritten in place) with the SPIR-V
-/// pipeline and serializes its kernels, one entry point per dispatch, into
-/// `binary`, which stays empty when nothing runs on the GPU (the kernel only
-/// copies whole arrays, or its arrays are empty). Diagnostics go to the
-/// module's context.
-LogicalResult compileToSpirv(ModuleOp module,
-                             const SpirvPipelineOptions &options,
-                             SmallVectorImpl<uint32_t> &binary);
 
 enum class ShadingLanguage { MSL, GLSL };
 

@@ -3,6 +3,8 @@
 #ifndef PICOKERNEL_TRANSFORMS_PASSES_H
 #define PICOKERNEL_TRANSFORMS_PASSES_H
 
+#include "picokernel/Support/Defaults.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

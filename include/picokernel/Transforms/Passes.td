@@ -18,7 +18,7 @@ def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
   }];
   let options = [
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
-           /*default=*/"1 << 15",
+           /*default=*/"::pk::defaults::kParallelThreshold",
            "Iteration count from which the outermost loop runs in parallel "
            "(0: never)">
   ];
@@ -255,7 +255,8 @@ def PkTileParallelLoopsForGpu : Pass<"pk-tile-parallel-loops-for-gpu",
     device's per-dimension limit are split by the runtime.
   }];
   let options = [
-    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
+    Option<"workgroupSize", "workgroup-size", "int64_t",
+           /*default=*/"::pk::defaults::kWorkgroupSize",
            "Threads per workgroup">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
@@ -276,7 +277,8 @@ def PkPrepareSpirvKernels : Pass<"pk-prepare-spirv-kernels",
   }];
   let options = [
     Option<"vulkanVersion", "vulkan-version", "std::string",
-           /*default=*/"\"1.1\"", "Target Vulkan version (1.0 to 1.3)">
+           /*default=*/"::pk::defaults::kVulkanVersion",
+           "Target Vulkan version (1.0 to 1.3)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::spirv::SPIRVDialect",

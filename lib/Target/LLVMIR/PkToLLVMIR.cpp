@@ -1,14 +1,11 @@
 //===- PkToLLVMIR.cpp - pk kernels to LLVM IR -----------------------------===//
 
 #include "picokernel/Target/LLVMIR.h"
-#include "picokernel/Dialect/Pk/IR/PkDialect.h"
+#include "picokernel/Compiler/Registry.h"
 #include "picokernel/Pipelines/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/IR/LLVMContext.h"
@@ -39,10 +36,5 @@ void mlir::pk::registerToLLVMIRTranslation() {
         llvmModule->print(os, nullptr);
         return success();
       },
-      [](DialectRegistry &registry) {
-        registry.insert<PkDialect>();
-        registerAllDialects(registry);
-        registerAllExtensions(registry);
-        registerAllToLLVMIRTranslations(registry);
-      });
+      registerPkCompilerDialects);
 }

@@ -148,6 +148,16 @@ void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
   }
 }
 
+namespace pk {
+std::string listing(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.walk(
+      [&](mlir::pk::KernelOp kernel) { mlir::pk::printListing(kernel, os); });
+  return text;
+}
+} // namespace pk
+
 void mlir::pk::registerToListingTranslation() {
   TranslateFromMLIRRegistration registration(
       "pk-to-listing", "print pk kernels as seed-style listings",

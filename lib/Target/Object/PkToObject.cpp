@@ -1,52 +1,24 @@
 //===- PkToObject.cpp - pk kernels to object files and C headers ----------===//
 
-#include "picokernel/Dialect/Pk/IR/PkDialect.h"
-#include "picokernel/Dialect/Pk/IR/PkOps.h"
-#include "picokernel/Pipelines/Pipelines.h"
-#include "picokernel/Target/LLVMIR.h"
 #include "picokernel/Target/Object.h"
+#include "picokernel/Compiler/CpuCompiler.h"
+#include "picokernel/Compiler/KernelSignature.h"
+#include "picokernel/Compiler/Registry.h"
+#include "picokernel/Compiler/TargetMachine.h"
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
 
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/Target/TargetOptions.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
 
 using namespace mlir;
 
 namespace {
-
-struct Parameter {
-  std::string name;
-  pk::RefType type;
-  bool written = false;
-};
-
-struct KernelSignature {
-  std::string name;
-  SmallVector<Parameter> parameters;
-};
-
-void registerDialects(DialectRegistry &registry) {
-  registry.insert<pk::PkDialect>();
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllToLLVMIRTranslations(registry);
-}
 
 /// Whether `name` can be a C identifier (entry points and their parameters
 /// are declared in C): letters, digits and underscores, not a keyword.
@@ -69,32 +41,28 @@ bool isCIdentifier(llvm::StringRef name) {
 
 /// The kernels to compile ahead of time, each a top-level pk.kernel whose
 /// name and parameter names are C identifiers (they are pasted into C).
-FailureOr<SmallVector<KernelSignature>> describeKernels(ModuleOp module) {
-  SmallVector<KernelSignature> kernels;
-  WalkResult walk = module.walk([&](pk::KernelOp kernel) {
+FailureOr<SmallVector<::pk::KernelSignature>> describeKernels(ModuleOp module) {
+  SmallVector<::pk::KernelSignature> kernels;
+  WalkResult walk = module.walk([&](mlir::pk::KernelOp kernel) {
     if (kernel->getParentOp() != module.getOperation()) {
       kernel.emitError("kernels compiled ahead of time must be at the top "
                        "level of the module");
       return WalkResult::interrupt();
     }
-    KernelSignature signature{kernel.getSymName().str(), {}};
+    ::pk::KernelSignature signature = ::pk::signatureOf(kernel);
     if (!isCIdentifier(signature.name)) {
       kernel.emitError("kernel name '")
           << signature.name
           << "' is not a C identifier (entry points are declared in C)";
       return WalkResult::interrupt();
     }
-    for (BlockArgument arg : kernel.getBodyBlock().getArguments()) {
-      std::string name = kernel.getParameterName(arg.getArgNumber());
-      if (!isCIdentifier(name)) {
+    for (const ::pk::CompiledParam &param : signature.params)
+      if (!isCIdentifier(param.name)) {
         kernel.emitError("parameter name '")
-            << name << "' of kernel '" << signature.name
+            << param.name << "' of kernel '" << signature.name
             << "' is not a C identifier (entry points are declared in C)";
         return WalkResult::interrupt();
       }
-      signature.parameters.push_back({name, cast<pk::RefType>(arg.getType()),
-                                      kernel.isStoredTo(arg.getArgNumber())});
-    }
     kernels.push_back(std::move(signature));
     return WalkResult::advance();
   });
@@ -104,59 +72,49 @@ FailureOr<SmallVector<KernelSignature>> describeKernels(ModuleOp module) {
 }
 
 /// The C type of an element; float16 and bfloat16 travel as their bits.
-std::string cType(Type element) {
-  if (element.isF32())
+std::string cType(::pk::DType dtype) {
+  switch (dtype) {
+  case ::pk::DType::F32:
     return "float";
-  if (element.isF64())
+  case ::pk::DType::F64:
     return "double";
-  if (element.isF16() || element.isBF16())
+  case ::pk::DType::F16:
+  case ::pk::DType::BF16:
     return "uint16_t";
-  if (element.isInteger(1))
+  case ::pk::DType::Bool:
     return "bool";
-  return "int" + std::to_string(element.getIntOrFloatBitWidth()) + "_t";
-}
-
-std::string dtypeName(Type element) {
-  if (element.isInteger(1))
-    return "bool";
-  if (element.isBF16())
-    return "bfloat16";
-  if (isa<FloatType>(element))
-    return "float" + std::to_string(element.getIntOrFloatBitWidth());
-  return "int" + std::to_string(element.getIntOrFloatBitWidth());
+  default:
+    return std::string(::pk::dtypeName(dtype)) + "_t";
+  }
 }
 
 /// `void pk_<kernel>(T *...)`: builds the memref descriptors of the lowered
 /// kernel (allocated and aligned pointer, offset 0, static sizes, row-major
 /// strides) from plain pointers.
 LogicalResult addEntryPoint(llvm::Module &module,
-                            const KernelSignature &kernel) {
+                            const ::pk::KernelSignature &kernel) {
   llvm::Function *lowered = module.getFunction(kernel.name);
   if (!lowered)
     return failure();
   llvm::LLVMContext &context = module.getContext();
   auto *pointer = llvm::PointerType::getUnqual(context);
   auto *i64 = llvm::Type::getInt64Ty(context);
-  SmallVector<llvm::Type *> types(kernel.parameters.size(), pointer);
+  SmallVector<llvm::Type *> types(kernel.params.size(), pointer);
   auto *function = llvm::Function::Create(
       llvm::FunctionType::get(llvm::Type::getVoidTy(context), types, false),
       llvm::GlobalValue::ExternalLinkage, "pk_" + kernel.name, module);
   llvm::IRBuilder<> builder(
       llvm::BasicBlock::Create(context, "entry", function));
   SmallVector<llvm::Value *> arguments;
-  for (auto [index, parameter] : llvm::enumerate(kernel.parameters)) {
+  for (auto [index, parameter] : llvm::enumerate(kernel.params)) {
     llvm::Argument *data = function->getArg(index);
     data->setName(parameter.name);
     if (!parameter.written)
       data->addAttr(llvm::Attribute::ReadOnly);
-    ArrayRef<int64_t> shape = parameter.type.getShape();
     arguments.append({data, data, llvm::ConstantInt::get(i64, 0)});
-    for (int64_t size : shape)
+    for (int64_t size : parameter.shape)
       arguments.push_back(llvm::ConstantInt::get(i64, size));
-    SmallVector<int64_t> strides(shape.size(), 1);
-    for (size_t d = shape.size(); d > 1; --d)
-      strides[d - 2] = strides[d - 1] * shape[d - 1];
-    for (int64_t stride : strides)
+    for (int64_t stride : ::pk::rowMajorStrides(parameter.shape))
       arguments.push_back(llvm::ConstantInt::get(i64, stride));
   }
   builder.CreateCall(lowered, arguments);
@@ -164,22 +122,16 @@ LogicalResult addEntryPoint(llvm::Module &module,
   return success();
 }
 
-std::string hostFeatures() {
-  llvm::SubtargetFeatures features;
-  for (const auto &feature : llvm::sys::getHostCPUFeatures())
-    features.AddFeature(feature.first(), feature.second);
-  return features.getString();
-}
-
 } // namespace
 
 LogicalResult mlir::pk::compileToObject(ModuleOp module,
                                         const ObjectOptions &options,
                                         SmallVectorImpl<char> &object) {
-  FailureOr<SmallVector<KernelSignature>> described = describeKernels(module);
+  FailureOr<SmallVector<::pk::KernelSignature>> described =
+      describeKernels(module);
   if (failed(described))
     return failure();
-  SmallVector<KernelSignature> &kernels = *described;
+  SmallVector<::pk::KernelSignature> &kernels = *described;
   if (kernels.empty())
     return module.emitError("no pk.kernel to compile");
 
@@ -190,7 +142,7 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
   llvm::raw_string_ostream printed(text);
   module.print(printed, OpPrintingFlags().enableDebugInfo());
   DialectRegistry registry;
-  registerDialects(registry);
+  registerPkCompilerDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   // Diagnostics of the copy are reported to the caller's context.
   ScopedDiagnosticHandler forward(&context, [&](Diagnostic &diagnostic) {
@@ -201,43 +153,25 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
   if (!copy)
     return module.emitError("internal error: the module does not round-trip");
 
-  PassManager pm(&context);
   CpuPipelineOptions pipeline;
   pipeline.parallelThreshold = options.parallelThreshold;
-  buildPkCpuPipeline(pm, pipeline);
-  if (failed(pm.run(*copy)))
+  if (failed(runCpuPipeline(*copy, pipeline)))
     return failure();
 
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::Triple triple(options.triple.empty()
-                          ? llvm::sys::getDefaultTargetTriple()
-                          : options.triple);
-  std::string error;
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return module.emitError("no LLVM target for '")
-           << triple.str() << "': " << error;
-  bool host = options.cpu == "host";
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, host ? llvm::sys::getHostCPUName() : llvm::StringRef(options.cpu),
-      host ? hostFeatures() : "", llvm::TargetOptions(), llvm::Reloc::PIC_,
-      std::nullopt,
-      options.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
-                            : llvm::CodeGenOptLevel::Default));
+  TargetMachineOptions target;
+  target.triple = options.triple;
+  target.cpu = options.cpu;
+  target.optLevel = options.optLevel;
+  auto machine = createTargetMachine(target);
   if (!machine)
-    return module.emitError("cannot create a target machine for '")
-           << triple.str() << "'";
+    return module.emitError(llvm::toString(machine.takeError()));
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(*copy, llvmContext);
+      translateToLLVMIR(*copy, llvmContext, **machine);
   if (!llvmModule)
-    return module.emitError("translation to LLVM IR failed");
-  llvmModule->setTargetTriple(triple);
-  llvmModule->setDataLayout(machine->createDataLayout());
-  for (const KernelSignature &kernel : kernels)
+    return failure();
+  for (const ::pk::KernelSignature &kernel : kernels)
     if (failed(addEntryPoint(*llvmModule, kernel)))
       return module.emitError("internal error: kernel '")
              << kernel.name << "' has no lowered function";
@@ -250,28 +184,23 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
     if (!global.isDeclaration())
       global.setLinkage(llvm::GlobalValue::InternalLinkage);
   // No vector math library: the object must link with plain libm.
-  optimizeLLVMModule(*llvmModule, *machine, options.optLevel,
+  optimizeLLVMModule(*llvmModule, **machine, options.optLevel,
                      /*vectorMathLibrary=*/false);
-
-  object.clear();
-  llvm::raw_svector_ostream os(object);
-  llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, os, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
+  if (failed(emitObjectFile(*llvmModule, **machine, object)))
     return module.emitError("the target cannot emit object files");
-  codegen.run(*llvmModule);
   return success();
 }
 
 LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
-  FailureOr<SmallVector<KernelSignature>> described = describeKernels(module);
+  FailureOr<SmallVector<::pk::KernelSignature>> described =
+      describeKernels(module);
   if (failed(described))
     return failure();
-  SmallVector<KernelSignature> &kernels = *described;
+  SmallVector<::pk::KernelSignature> &kernels = *described;
   if (kernels.empty())
     return module.emitError("no pk.kernel to declare");
   std::string guard = "PK_KERNELS_";
-  for (const KernelSignature &kernel : kernels)
+  for (const ::pk::KernelSignature &kernel : kernels)
     guard += llvm::StringRef(kernel.name).upper() + "_";
   guard += "H";
   os << "/* Generated by picokernel (pk-translate --pk-to-c-header): do not "
@@ -287,23 +216,23 @@ LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stdbool.h>\n#include <stdint.h>\n\n"
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
-  for (const KernelSignature &kernel : kernels) {
+  for (const ::pk::KernelSignature &kernel : kernels) {
     os << "\n/* " << kernel.name << "(";
-    llvm::interleaveComma(kernel.parameters, os, [&](const Parameter &p) {
-      os << p.name << ": " << dtypeName(p.type.getElementType()) << "[";
-      llvm::interleave(p.type.getShape(), os, ", ");
+    llvm::interleaveComma(kernel.params, os, [&](const ::pk::CompiledParam &p) {
+      os << p.name << ": " << ::pk::dtypeName(p.dtype) << "[";
+      llvm::interleave(p.shape, os, ", ");
       os << "]";
     });
     os << ")";
     SmallVector<std::string> written;
-    for (const Parameter &p : kernel.parameters)
+    for (const ::pk::CompiledParam &p : kernel.params)
       if (p.written)
         written.push_back(p.name);
     if (!written.empty())
       os << "; writes " << llvm::join(written, ", ");
     os << " */\nvoid pk_" << kernel.name << "(";
-    llvm::interleaveComma(kernel.parameters, os, [&](const Parameter &p) {
-      os << (p.written ? "" : "const ") << cType(p.type.getElementType())
+    llvm::interleaveComma(kernel.params, os, [&](const ::pk::CompiledParam &p) {
+      os << (p.written ? "" : "const ") << cType(p.dtype)
          << " *" << p.name;
     });
     os << ");\n";
@@ -345,7 +274,7 @@ void mlir::pk::registerToObjectTranslations() {
         os.write(bytes.data(), bytes.size());
         return success();
       },
-      registerDialects);
+      registerPkCompilerDialects);
   TranslateFromMLIRRegistration header(
       "pk-to-c-header", "the C header declaring --pk-to-object's entry points",
       [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
@@ -354,5 +283,5 @@ void mlir::pk::registerToObjectTranslations() {
           return op->emitError("expected a builtin.module");
         return writeCHeader(module, os);
       },
-      registerDialects);
+      registerPkCompilerDialects);
 }

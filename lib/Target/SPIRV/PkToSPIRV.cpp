@@ -1,37 +1,15 @@
 //===- PkToSPIRV.cpp - pk kernels to SPIR-V, MSL and GLSL -----------------===//
 
 #include "picokernel/Target/SPIRV.h"
-#include "picokernel/Dialect/Pk/IR/PkDialect.h"
-#include "picokernel/Pipelines/Pipelines.h"
+#include "picokernel/Compiler/Registry.h"
+#include "picokernel/Support/Defaults.h"
 
-#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Target/SPIRV/Serialization.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
 
 #include <spirv_cross/spirv_cross_c.h>
 
 using namespace mlir;
-
-LogicalResult mlir::pk::compileToSpirv(ModuleOp module,
-                                       const SpirvPipelineOptions &options,
-                                       SmallVectorImpl<uint32_t> &binary) {
-  PassManager pm(module.getContext());
-  buildPkSpirvPipeline(pm, options);
-  if (failed(pm.run(module)))
-    return failure();
-  auto spirvModules = llvm::to_vector(module.getOps<spirv::ModuleOp>());
-  binary.clear();
-  if (spirvModules.empty())
-    return success();
-  if (spirvModules.size() != 1)
-    return module.emitError("expected one pk.kernel to compile to SPIR-V, got ")
-           << spirvModules.size();
-  return spirv::serialize(spirvModules.front(), binary);
-}
 
 FailureOr<std::string> mlir::pk::crossCompile(ArrayRef<uint32_t> binary,
                                               ShadingLanguage language,
@@ -98,26 +76,21 @@ FailureOr<std::string> mlir::pk::crossCompile(ArrayRef<uint32_t> binary,
 namespace {
 llvm::cl::opt<int64_t> workgroupSizeOption(
     "pk-workgroup-size", llvm::cl::desc("Threads per workgroup for SPIR-V"),
-    llvm::cl::init(64));
+    llvm::cl::init(::pk::defaults::kWorkgroupSize));
 llvm::cl::opt<std::string> vulkanVersionOption(
     "pk-vulkan-version",
     llvm::cl::desc("Target Vulkan version for SPIR-V (1.0 to 1.3)"),
-    llvm::cl::init("1.1"));
+    llvm::cl::init(::pk::defaults::kVulkanVersion));
 
-void registerDialects(DialectRegistry &registry) {
-  registry.insert<pk::PkDialect>();
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-}
 
 LogicalResult toBinary(Operation *op, SmallVectorImpl<uint32_t> &binary) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     return op->emitError("expected a builtin.module");
-  pk::SpirvPipelineOptions options;
+  mlir::pk::SpirvPipelineOptions options;
   options.workgroupSize = workgroupSizeOption;
   options.vulkanVersion = vulkanVersionOption;
-  if (failed(pk::compileToSpirv(module, options, binary)))
+  if (failed(mlir::pk::compileToSpirv(module, options, binary)))
     return failure();
   if (binary.empty())
     return module.emitError("the kernel has no loop nest to run on the GPU "
@@ -126,12 +99,12 @@ LogicalResult toBinary(Operation *op, SmallVectorImpl<uint32_t> &binary) {
 }
 
 LogicalResult toSource(Operation *op, llvm::raw_ostream &os,
-                       pk::ShadingLanguage language) {
+                       mlir::pk::ShadingLanguage language) {
   SmallVector<uint32_t> binary;
   if (failed(toBinary(op, binary)))
     return failure();
   std::string error;
-  FailureOr<std::string> source = pk::crossCompile(binary, language, error);
+  FailureOr<std::string> source = mlir::pk::crossCompile(binary, language, error);
   if (failed(source))
     return op->emitError(error);
   os << *source;
@@ -150,17 +123,17 @@ void mlir::pk::registerToSpirvTranslations() {
                  binary.size() * sizeof(uint32_t));
         return success();
       },
-      registerDialects);
+      mlir::pk::registerPkCompilerDialects);
   TranslateFromMLIRRegistration mslRegistration(
       "pk-to-msl", "compile pk kernels to Metal Shading Language",
       [](Operation *op, llvm::raw_ostream &os) {
         return toSource(op, os, ShadingLanguage::MSL);
       },
-      registerDialects);
+      mlir::pk::registerPkCompilerDialects);
   TranslateFromMLIRRegistration glslRegistration(
       "pk-to-glsl", "compile pk kernels to GLSL compute shaders",
       [](Operation *op, llvm::raw_ostream &os) {
         return toSource(op, os, ShadingLanguage::GLSL);
       },
-      registerDialects);
+      mlir::pk::registerPkCompilerDialects);
 }

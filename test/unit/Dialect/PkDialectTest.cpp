@@ -94,11 +94,6 @@ TEST_F(PkDialectTest, RefTypeRejectsSizesThatOverflow) {
   EXPECT_TRUE(checkedRef({int64_t(1) << 30, 8}, b.getF64Type()));
 }
 
-TEST(PkShapeFormat, ReadsLikeNumPy) {
-  EXPECT_EQ(formatShape({}), "()");
-  EXPECT_EQ(formatShape({4}), "(4,)");
-  EXPECT_EQ(formatShape({2, 3}), "(2, 3)");
-}
 
 // A kernel built the way the tracers build it verifies; breaking one rule of
 // the kernel contract makes verification fail with that rule's message.

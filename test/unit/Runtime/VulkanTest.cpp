@@ -1,6 +1,6 @@
 //===- VulkanTest.cpp - kernels on a Vulkan device (lavapipe in CI) -------===//
 
-#include "picokernel/Runtime/Kernel.h"
+#include "picokernel/Kernel/Kernel.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
 //===- PkOps.cpp - picokernel dialect operations --------------------------===//
 
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Support/Shape.h"
 
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/Builders.h"
@@ -13,6 +14,7 @@
 
 using namespace mlir;
 using namespace mlir::pk;
+using ::pk::formatShape;
 
 #define GET_OP_CLASSES
 #include "picokernel/Dialect/Pk/IR/PkOps.cpp.inc"

@@ -1,6 +1,7 @@
 //===- PkTypes.cpp - picokernel dialect types -----------------------------===//
 
 #include "picokernel/Dialect/Pk/IR/PkTypes.h"
+#include "picokernel/Support/Shape.h"
 #include "picokernel/Dialect/Pk/IR/PkDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -10,6 +11,7 @@
 
 using namespace mlir;
 using namespace mlir::pk;
+using ::pk::formatShape;
 
 #define GET_TYPEDEF_CLASSES
 #include "picokernel/Dialect/Pk/IR/PkTypes.cpp.inc"
@@ -21,24 +23,9 @@ void PkDialect::registerTypes() {
       >();
 }
 
-bool mlir::pk::isPkElementType(Type type) {
-  if (auto intType = dyn_cast<IntegerType>(type))
-    return intType.isSignless() &&
-           llvm::is_contained({1u, 8u, 16u, 32u, 64u}, intType.getWidth());
-  return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
-}
-
-std::string mlir::pk::formatShape(ArrayRef<int64_t> shape) {
-  std::string text = "(";
-  for (auto [i, dim] : llvm::enumerate(shape)) {
-    if (i)
-      text += ", ";
-    text += std::to_string(dim);
-  }
-  if (shape.size() == 1)
-    text += ",";
-  return text + ")";
-}
+namespace mlir::pk {
+#include "picokernel/Dialect/Pk/IR/PkTypeConstraints.cpp.inc"
+} // namespace mlir::pk
 
 //===----------------------------------------------------------------------===//
 // RefType

@@ -9,8 +9,11 @@ include "mlir/IR/CommonTypeConstraints.td"
 
 // The element types a kernel can compute on: NumPy's float16, bfloat16,
 // float32, float64, bool and signed integers.
+// C++: mlir::pk::isPkElementType(Type).
 def Pk_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64],
-                               "pk element type">;
+                               "pk element type"> {
+  let cppFunctionName = "isPkElementType";
+}
 
 // Element types on which +, -, *, neg and @ are defined (booleans are not).
 def Pk_NumericType : AnyTypeOf<[F16, BF16, F32, F64, I8, I16, I32, I64],

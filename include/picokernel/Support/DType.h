@@ -1,21 +1,20 @@
 //===- DType.h - array element types and NumPy's rules for them -*- C++ -*-===//
 //
 // The element types picokernel arrays can have, named as NumPy names them,
-// with NumPy's type promotion and broadcasting rules. Shared by the tracers
-// and the runtime.
+// with NumPy's type promotion rules. Shared by the tracers and the runtime.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PICOKERNEL_FRONTEND_DTYPE_H
-#define PICOKERNEL_FRONTEND_DTYPE_H
+#ifndef PICOKERNEL_SUPPORT_DTYPE_H
+#define PICOKERNEL_SUPPORT_DTYPE_H
+
+#include "picokernel/Support/Shape.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace mlir {
 class MLIRContext;
@@ -63,15 +62,6 @@ DType promoteTypes(DType a, DType b);
 /// in-place operators convert).
 bool canCastSameKind(DType from, DType to);
 
-using Shape = std::vector<int64_t>;
-
-/// NumPy broadcasting of two shapes, or nothing if they are incompatible.
-std::optional<Shape> broadcastShapes(std::span<const int64_t> a,
-                                     std::span<const int64_t> b);
-
-/// Whether `from` broadcasts to exactly `to` (as in `to_array[...] = from`).
-bool broadcastsTo(std::span<const int64_t> from, std::span<const int64_t> to);
-
 } // namespace pk
 
-#endif // PICOKERNEL_FRONTEND_DTYPE_H
+#endif // PICOKERNEL_SUPPORT_DTYPE_H

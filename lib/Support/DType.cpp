@@ -1,6 +1,6 @@
 //===- DType.cpp - array element types and NumPy's rules for them ---------===//
 
-#include "picokernel/Frontend/DType.h"
+#include "picokernel/Support/DType.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -124,27 +124,6 @@ bool canCastSameKind(DType from, DType to) {
   if (isInteger(from))
     return isInteger(to) || isFloat(to);
   return isFloat(from) && isFloat(to);
-}
-
-std::optional<Shape> broadcastShapes(std::span<const int64_t> a,
-                                     std::span<const int64_t> b) {
-  size_t rank = std::max(a.size(), b.size());
-  Shape result(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    // Align trailing dimensions; a missing leading dimension acts as 1.
-    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
-      return std::nullopt;
-    result[i] = da == 1 ? db : da;
-  }
-  return result;
-}
-
-bool broadcastsTo(std::span<const int64_t> from, std::span<const int64_t> to) {
-  std::optional<Shape> shape = broadcastShapes(from, to);
-  return shape && std::equal(shape->begin(), shape->end(), to.begin(),
-                             to.end());
 }
 
 } // namespace pk

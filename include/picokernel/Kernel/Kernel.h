@@ -22,12 +22,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PICOKERNEL_RUNTIME_KERNEL_H
-#define PICOKERNEL_RUNTIME_KERNEL_H
+#ifndef PICOKERNEL_KERNEL_KERNEL_H
+#define PICOKERNEL_KERNEL_KERNEL_H
 
 #include "picokernel/Frontend/Trace.h"
 #include "picokernel/Runtime/Jit.h"
 #include "picokernel/Runtime/Vulkan.h"
+#include "picokernel/Support/Defaults.h"
 
 #include <functional>
 #include <initializer_list>
@@ -72,11 +73,11 @@ struct KernelOptions {
   CompileOptions compile;       ///< for Backend::CPU
   VulkanOptions vulkan;         ///< for Backend::Vulkan
   /// Compiled variants kept at most; the least recently used goes first.
-  size_t maxCacheEntries = 64;
+  size_t maxCacheEntries = defaults::kMaxCacheEntries;
   /// Bytes of device buffers (Vulkan: every array and temporary of a
   /// variant, kept for its life) the variants keep at most, besides the
   /// newest; the least recently used go first.
-  uint64_t maxDeviceBytes = uint64_t(256) << 20;
+  uint64_t maxDeviceBytes = defaults::kMaxDeviceBytes;
 };
 
 struct CacheStats {
@@ -165,4 +166,4 @@ private:
 
 } // namespace pk
 
-#endif // PICOKERNEL_RUNTIME_KERNEL_H
+#endif // PICOKERNEL_KERNEL_KERNEL_H

@@ -1,6 +1,10 @@
-//===- Optimize.cpp - picokernel's LLVM optimization pipeline -------------===//
+//===- CpuCompiler.cpp - pk kernels to optimized LLVM IR and objects ------===//
 
-#include "picokernel/Target/LLVMIR.h"
+#include "picokernel/Compiler/CpuCompiler.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Module.h"
@@ -10,6 +14,8 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <vector>
+
+using namespace mlir;
 
 namespace {
 
@@ -79,4 +85,47 @@ void mlir::pk::optimizeLLVMModule(llvm::Module &module,
       level == 0 ? builder.buildO0DefaultPipeline(optimization)
                  : builder.buildPerModuleDefaultPipeline(optimization);
   pipeline.run(module, modules);
+}
+
+LogicalResult mlir::pk::runCpuPipeline(ModuleOp module,
+                                       const CpuPipelineOptions &options,
+                                       function_ref<void()> beforeStage) {
+  for (const std::string &stage : cpuStageNames()) {
+    if (beforeStage)
+      beforeStage();
+    PassManager pm(module.getContext());
+    buildCpuStage(pm, stage, options);
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  if (beforeStage)
+    beforeStage();
+  return success();
+}
+
+std::unique_ptr<llvm::Module>
+mlir::pk::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
+                            llvm::TargetMachine &machine) {
+  std::unique_ptr<llvm::Module> translated =
+      translateModuleToLLVMIR(module, context);
+  if (!translated) {
+    module.emitError("translation to LLVM IR failed");
+    return nullptr;
+  }
+  translated->setTargetTriple(machine.getTargetTriple());
+  translated->setDataLayout(machine.createDataLayout());
+  return translated;
+}
+
+LogicalResult mlir::pk::emitObjectFile(llvm::Module &module,
+                                       llvm::TargetMachine &machine,
+                                       SmallVectorImpl<char> &object) {
+  object.clear();
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, os, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+    return failure();
+  codegen.run(module);
+  return success();
 }

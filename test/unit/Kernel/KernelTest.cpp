@@ -1,6 +1,6 @@
 //===- KernelTest.cpp - JIT, guard cache, semantics and errors ------------===//
 
-#include "picokernel/Runtime/Kernel.h"
+#include "picokernel/Kernel/Kernel.h"
 
 #include <gtest/gtest.h>
 

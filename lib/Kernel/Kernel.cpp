@@ -1,7 +1,7 @@
 //===- Kernel.cpp - kernels compiled on first use, cached by guard --------===//
 
-#include "picokernel/Runtime/Kernel.h"
-#include "picokernel/Dialect/Pk/IR/PkTypes.h"
+#include "picokernel/Kernel/Kernel.h"
+#include "picokernel/Compiler/Registry.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/Hashing.h"
@@ -18,8 +18,6 @@
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
-
-using mlir::pk::formatShape;
 
 namespace pk {
 namespace detail {
@@ -44,7 +42,7 @@ public:
       // an inherited context waited for them forever.
       instance.current = std::make_shared<mlir::MLIRContext>(
           mlir::MLIRContext::Threading::DISABLED);
-      prepareContextForCompilation(*instance.current);
+      mlir::pk::prepareContextForCompilation(*instance.current);
       instance.uses = 0;
     }
     ++instance.uses;
@@ -132,7 +130,7 @@ public:
       : name(std::move(name)), id(nextCacheId.fetch_add(1)),
         body(std::move(body)), arity(arity),
         paramNames(std::move(paramNames)), options(std::move(options)) {
-    prepareContextForCompilation(defaultContext());
+    mlir::pk::prepareContextForCompilation(defaultContext());
   }
 
   std::string paramName(size_t index) const {

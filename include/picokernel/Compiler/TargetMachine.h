@@ -1,0 +1,34 @@
+//===- TargetMachine.h - LLVM target machines for pk kernels ----*- C++ -*-===//
+
+#ifndef PICOKERNEL_COMPILER_TARGETMACHINE_H
+#define PICOKERNEL_COMPILER_TARGETMACHINE_H
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class TargetMachine;
+} // namespace llvm
+
+namespace mlir::pk {
+
+struct TargetMachineOptions {
+  /// Target triple; empty: the host's.
+  std::string triple;
+  /// "host": this machine's CPU and all its features (the fastest code,
+  /// which then needs a CPU like it); else an LLVM CPU name such as
+  /// "x86-64-v2" or "generic".
+  std::string cpu = "host";
+  unsigned optLevel = 3;
+};
+
+/// The target machine every CPU compile path uses (position-independent
+/// code, so that the JIT and object files share it).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const TargetMachineOptions &options);
+
+} // namespace mlir::pk
+
+#endif // PICOKERNEL_COMPILER_TARGETMACHINE_H

@@ -1,0 +1,41 @@
+//===- Defaults.h - picokernel's default settings, in one place -*- C++ -*-===//
+//
+// Every default that more than one layer states (pass options in .td files,
+// pipeline options, runtime and kernel options, the Python API) reads it
+// from here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_SUPPORT_DEFAULTS_H
+#define PICOKERNEL_SUPPORT_DEFAULTS_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pk::defaults {
+
+/// Loop nests with at least this many iterations run their outermost
+/// parallel loop on all cores (OpenMP); smaller ones stay serial, free of
+/// thread start-up costs.
+inline constexpr int64_t kParallelThreshold = int64_t(1) << 15;
+
+/// LLVM optimization level of compiled kernels (0-3).
+inline constexpr unsigned kOptLevel = 3;
+
+/// Threads per GPU workgroup (the tile size of the innermost parallel loop).
+inline constexpr int64_t kWorkgroupSize = 64;
+
+/// The Vulkan version SPIR-V is compiled for: the lowest the Vulkan runtime
+/// runs on (storage of 16-bit types is core there).
+inline constexpr const char *kVulkanVersion = "1.1";
+
+/// Compiled variants one kernel keeps; the least recently used goes first.
+inline constexpr size_t kMaxCacheEntries = 64;
+
+/// Bytes of device memory the variants of one kernel keep, besides the
+/// newest.
+inline constexpr uint64_t kMaxDeviceBytes = uint64_t(256) << 20;
+
+} // namespace pk::defaults
+
+#endif // PICOKERNEL_SUPPORT_DEFAULTS_H

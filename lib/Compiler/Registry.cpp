@@ -1,0 +1,50 @@
+//===- Registry.cpp - the dialects every compile path needs ---------------===//
+
+#include "picokernel/Compiler/Registry.h"
+#include "picokernel/Dialect/Pk/IR/PkDialect.h"
+#include "picokernel/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+#include <mutex>
+
+void mlir::pk::registerPkCompilerDialects(DialectRegistry &registry) {
+  registry.insert<PkDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+}
+
+void mlir::pk::prepareContextForCompilation(MLIRContext &context) {
+  static std::mutex preparing;
+  std::lock_guard<std::mutex> lock(preparing);
+  if (context.getLoadedDialect<omp::OpenMPDialect>() &&
+      context.getLoadedDialect<PkDialect>())
+    return; // loaded last below: everything else is there
+  DialectRegistry registry;
+  registerPkCompilerDialects(registry);
+  context.appendDialectRegistry(registry);
+  // Everything the pipelines create (CPU and SPIR-V), loaded once, before
+  // any concurrent use: two Vulkan kernels compiling at once loaded the
+  // SPIR-V dialects into the shared context together, and crashed.
+  OpPassManager cpu(ModuleOp::getOperationName());
+  buildPkCpuPipeline(cpu, {});
+  OpPassManager spirv(ModuleOp::getOperationName());
+  buildPkSpirvPipeline(spirv, {});
+  DialectRegistry dependent;
+  cpu.getDependentDialects(dependent);
+  spirv.getDependentDialects(dependent);
+  context.appendDialectRegistry(dependent);
+  for (StringRef name : dependent.getDialectNames())
+    context.getOrLoadDialect(name);
+  context.loadDialect<PkDialect, LLVM::LLVMDialect>();
+  context.loadDialect<omp::OpenMPDialect>();
+}
