@@ -117,7 +117,8 @@ private:
   }
 
   LogicalResult planConstant(memref::GetGlobalOp global) {
-    auto definition = module.lookupSymbol<memref::GlobalOp>(global.getNameAttr());
+    auto definition =
+        module.lookupSymbol<memref::GlobalOp>(global.getNameAttr());
     auto value = dyn_cast_or_null<DenseElementsAttr>(
         definition ? definition.getInitialValueAttr() : Attribute());
     if (!value)

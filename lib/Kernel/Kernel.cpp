@@ -3,6 +3,9 @@
 #include "picokernel/Kernel/Kernel.h"
 #include "picokernel/Compiler/Registry.h"
 
+#include "Arguments.h"
+#include "GuardKey.h"
+
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
@@ -23,8 +26,6 @@ namespace pk {
 namespace detail {
 
 namespace {
-constexpr size_t kMaxRank = 32;
-
 /// The MLIR contexts compiles trace into. A context keeps every type and
 /// attribute it ever uniqued (each new shape adds a few), so compiles move
 /// to a fresh context every kCompilesPerContext; the old one goes when its
@@ -56,24 +57,6 @@ private:
   unsigned uses = 0;
 };
 
-using Key = std::vector<int64_t>;
-using KeyView = std::span<const int64_t>;
-
-struct KeyHash {
-  using is_transparent = void;
-  size_t operator()(KeyView key) const {
-    return llvm::hash_combine_range(key.begin(), key.end());
-  }
-  size_t operator()(const Key &key) const { return (*this)(KeyView(key)); }
-};
-
-struct KeyEqual {
-  using is_transparent = void;
-  bool operator()(KeyView a, KeyView b) const {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end());
-  }
-};
-
 /// Read on every miss (misses are rare), so tests and long-running
 /// programs can switch logging on and off.
 bool logCompiles() {
@@ -81,26 +64,6 @@ bool logCompiles() {
   return value && *value && std::string(value) != "0";
 }
 
-/// Reads a key back: [count, then per array: dtype, rank, dims..., aliasOf].
-struct KeyEntry {
-  DType dtype;
-  Shape shape;
-  int64_t aliasOf;
-};
-
-std::vector<KeyEntry> decodeKey(KeyView key) {
-  std::vector<KeyEntry> entries;
-  size_t at = 1;
-  for (int64_t i = 0; i < key[0]; ++i) {
-    KeyEntry entry{DType(key[at]), {}, 0};
-    int64_t rank = key[at + 1];
-    entry.shape.assign(key.begin() + at + 2, key.begin() + at + 2 + rank);
-    entry.aliasOf = key[at + 2 + rank];
-    at += 3 + rank;
-    entries.push_back(std::move(entry));
-  }
-  return entries;
-}
 } // namespace
 
 struct CacheEntry {
@@ -128,116 +91,13 @@ public:
   KernelCache(std::string name, Kernel::Body body, int arity,
               std::vector<std::string> paramNames, KernelOptions options)
       : name(std::move(name)), id(nextCacheId.fetch_add(1)),
-        body(std::move(body)), arity(arity),
-        paramNames(std::move(paramNames)), options(std::move(options)) {
+        body(std::move(body)), arity(arity), paramNames(std::move(paramNames)),
+        options(std::move(options)) {
     mlir::pk::prepareContextForCompilation(defaultContext());
   }
 
   std::string paramName(size_t index) const {
-    if (index < paramNames.size() && !paramNames[index].empty())
-      return paramNames[index];
-    return "arg" + std::to_string(index);
-  }
-
-  /// Checks the arrays, finds which are the same array, and writes the key.
-  void analyze(std::span<const ArrayView> arrays,
-               llvm::SmallVectorImpl<int64_t> &key,
-               llvm::SmallVectorImpl<int> &aliasOf,
-               llvm::SmallVectorImpl<std::pair<int, int>> &partialOverlaps) const {
-    size_t count = arrays.size();
-    if (arity >= 0 && count != size_t(arity))
-      throw ArgumentError("kernel '" + name + "' takes " +
-                          std::to_string(arity) + " arrays, got " +
-                          std::to_string(count));
-    if (count == 0)
-      throw ArgumentError("kernel '" + name +
-                          "' needs at least one array (the output)");
-    llvm::SmallVector<std::pair<uintptr_t, uintptr_t>, 16> ranges;
-    for (size_t i = 0; i < count; ++i) {
-      const ArrayView &array = arrays[i];
-      if (size_t(array.dtype) > size_t(DType::F64))
-        throw ArgumentError("argument '" + paramName(i) +
-                            "' has an unknown dtype");
-      if (array.shape.size() > kMaxRank)
-        throw ArgumentError("argument '" + paramName(i) + "' has " +
-                            std::to_string(array.shape.size()) +
-                            " dimensions; at most " +
-                            std::to_string(kMaxRank) + " are supported");
-      int64_t elements = 1;
-      bool overflows = false;
-      for (int64_t dim : array.shape) {
-        if (dim < 0)
-          throw ArgumentError("argument '" + paramName(i) + "' has shape " +
-                              formatShape(array.shape) +
-                              " with a negative dimension");
-        overflows |= llvm::MulOverflow(elements, dim, elements);
-      }
-      // Bytes must fit in a pointer difference, as for any C array (a
-      // zero dimension empties the array whatever the others are).
-      bool empty = llvm::is_contained(array.shape, 0);
-      if (empty)
-        elements = 0;
-      int64_t bytes = 0;
-      if (!empty &&
-          (overflows ||
-           llvm::MulOverflow(elements, int64_t(itemSize(array.dtype)), bytes)))
-        throw ArgumentError("argument '" + paramName(i) + "' has shape " +
-                            formatShape(array.shape) +
-                            ", whose size in bytes does not fit in 64 bits");
-      if (!array.strides.empty()) {
-        if (array.strides.size() != array.shape.size())
-          throw ArgumentError("argument '" + paramName(i) + "' has " +
-                              std::to_string(array.strides.size()) +
-                              " strides for " +
-                              std::to_string(array.shape.size()) +
-                              " dimensions");
-        int64_t expected = 1;
-        for (size_t d = array.shape.size(); d-- > 0;) {
-          if (array.shape[d] != 1 && array.strides[d] != expected)
-            throw ArgumentError(
-                "argument '" + paramName(i) +
-                "' is not C-contiguous (strides " +
-                formatShape(array.strides) + " for shape " +
-                formatShape(array.shape) +
-                "); the CPU backend runs on contiguous arrays");
-          expected *= array.shape[d];
-        }
-      }
-      if (!array.data && elements != 0)
-        throw ArgumentError("argument '" + paramName(i) +
-                            "' has no data (null pointer)");
-      auto begin = reinterpret_cast<uintptr_t>(array.data);
-      ranges.push_back({begin, begin + uintptr_t(elements) *
-                                           itemSize(array.dtype)});
-    }
-
-    aliasOf.assign(count, -1);
-    for (size_t i = 0; i < count; ++i) {
-      if (ranges[i].first == ranges[i].second)
-        continue; // an empty array overlaps nothing
-      for (size_t j = 0; j < i; ++j) {
-        if (ranges[j].first == ranges[j].second ||
-            ranges[i].first >= ranges[j].second ||
-            ranges[j].first >= ranges[i].second)
-          continue;
-        bool same = arrays[i].data == arrays[j].data &&
-                    arrays[i].dtype == arrays[j].dtype &&
-                    std::equal(arrays[i].shape.begin(), arrays[i].shape.end(),
-                               arrays[j].shape.begin(), arrays[j].shape.end());
-        if (same && aliasOf[i] < 0)
-          aliasOf[i] = aliasOf[j] >= 0 ? aliasOf[j] : int(j);
-        else if (!same)
-          partialOverlaps.push_back({int(j), int(i)});
-      }
-    }
-
-    key.push_back(int64_t(count));
-    for (size_t i = 0; i < count; ++i) {
-      key.push_back(int64_t(arrays[i].dtype));
-      key.push_back(int64_t(arrays[i].shape.size()));
-      key.append(arrays[i].shape.begin(), arrays[i].shape.end());
-      key.push_back(aliasOf[i]);
-    }
+    return detail::paramName(paramNames, index);
   }
 
   Signature signature(std::span<const ArrayView> arrays,
@@ -245,8 +105,7 @@ public:
     Signature signature;
     for (size_t i = 0; i < arrays.size(); ++i)
       signature.push_back(
-          {paramName(i),
-           Shape(arrays[i].shape.begin(), arrays[i].shape.end()),
+          {paramName(i), Shape(arrays[i].shape.begin(), arrays[i].shape.end()),
            arrays[i].dtype, aliasOf[i]});
     return signature;
   }
@@ -264,39 +123,10 @@ public:
     return tracer.finish();
   }
 
-  std::string explainCompile(KeyView key) const {
-    if (lastCompiled.empty())
-      return "first compile";
-    std::vector<KeyEntry> now = decodeKey(key), before = decodeKey(lastCompiled);
-    if (now.size() != before.size())
-      return std::to_string(now.size()) + " arrays instead of " +
-             std::to_string(before.size());
-    std::string reasons;
-    auto add = [&](const std::string &reason) {
-      reasons += (reasons.empty() ? "" : "; ") + reason;
-    };
-    for (size_t i = 0; i < now.size(); ++i) {
-      if (now[i].shape != before[i].shape)
-        add("shape of '" + paramName(i) + "' " + formatShape(before[i].shape) +
-            " -> " + formatShape(now[i].shape));
-      if (now[i].dtype != before[i].dtype)
-        add("dtype of '" + paramName(i) + "' " +
-            std::string(dtypeName(before[i].dtype)) + " -> " +
-            std::string(dtypeName(now[i].dtype)));
-      if (now[i].aliasOf != before[i].aliasOf)
-        add(now[i].aliasOf >= 0
-                ? "'" + paramName(i) + "' is now the same array as '" +
-                      paramName(now[i].aliasOf) + "'"
-                : "'" + paramName(i) + "' is no longer the same array as '" +
-                      paramName(before[i].aliasOf) + "'");
-    }
-    return reasons.empty() ? "evicted earlier" : reasons;
-  }
-
   /// The compiled kernel for `key`: from this thread's memo, the map, or a
   /// new compile (once per key, however many threads ask).
   const Executable &lookup(KeyView key, std::span<const ArrayView> arrays,
-                               llvm::ArrayRef<int> aliasOf) {
+                           llvm::ArrayRef<int> aliasOf) {
     HitMemo &memo = hitMemo;
     if (memo.cacheId == id &&
         memo.generation == generation.load(std::memory_order_acquire) &&
@@ -357,9 +187,9 @@ public:
     return useClock.fetch_add(1, std::memory_order_relaxed);
   }
 
-  std::shared_ptr<const Executable>
-  compile(KeyView key, std::span<const ArrayView> arrays,
-          llvm::ArrayRef<int> aliasOf) {
+  std::shared_ptr<const Executable> compile(KeyView key,
+                                            std::span<const ArrayView> arrays,
+                                            llvm::ArrayRef<int> aliasOf) {
     std::promise<std::shared_ptr<const Executable>> promise;
     std::shared_ptr<CacheEntry> entry;
     std::string reason;
@@ -380,7 +210,7 @@ public:
       entry->compiled = promise.get_future().share();
       entry->lastUse = useClock.fetch_add(1, std::memory_order_relaxed);
       if (logCompiles())
-        reason = explainCompile(key);
+        reason = explainKeyChange(lastCompiled, key, paramNames);
       lastCompiled.assign(key.begin(), key.end());
       entries.emplace(Key(key.begin(), key.end()), entry);
       evictLeastRecentlyUsed(entry.get());
@@ -452,7 +282,8 @@ public:
       uint64_t total = 0;
       for (const auto &[key, entry] : entries)
         if (finished(*entry))
-          if (std::shared_ptr<const Executable> compiled = entry->compiled.get())
+          if (std::shared_ptr<const Executable> compiled =
+                  entry->compiled.get())
             total += compiled->deviceBytes();
       return total;
     };
@@ -480,7 +311,8 @@ public:
           llvm::SmallVectorImpl<std::pair<int, int>> &partialOverlaps) {
     llvm::SmallVector<int64_t, 64> key;
     llvm::SmallVector<int, 16> aliasOf;
-    analyze(arrays, key, aliasOf, partialOverlaps);
+    checkArguments(arrays, arity, name, paramNames, aliasOf, partialOverlaps);
+    encodeKey(arrays, aliasOf, key);
     const Executable &compiled =
         lookup(KeyView(key.data(), key.size()), arrays, aliasOf);
     param.resize(arrays.size());
@@ -508,7 +340,8 @@ public:
         throw OverlapError(
             "arguments '" + paramName(a) + "' and '" + paramName(b) +
             "' overlap in memory without being the same array, and kernel '" +
-            name + "' writes to one of them; pass disjoint arrays or the same "
+            name +
+            "' writes to one of them; pass disjoint arrays or the same "
             "array twice");
     compiled.run(data.data());
   }
@@ -544,11 +377,7 @@ public:
     std::shared_lock<std::shared_mutex> lock(mutex);
     if (lastCompiled.empty())
       return std::nullopt;
-    Signature signature;
-    for (auto [i, entry] : llvm::enumerate(decodeKey(lastCompiled)))
-      signature.push_back(
-          {paramName(i), entry.shape, entry.dtype, int(entry.aliasOf)});
-    return signature;
+    return signatureOfKey(lastCompiled, paramNames);
   }
 
   void clear() {
@@ -584,10 +413,8 @@ private:
   friend class pk::Kernel;
 };
 
-thread_local std::shared_ptr<const Executable>
-    KernelCache::lastCompiledKernel;
-thread_local std::vector<const CacheEntry *>
-    KernelCache::compilingOnThisThread;
+thread_local std::shared_ptr<const Executable> KernelCache::lastCompiledKernel;
+thread_local std::vector<const CacheEntry *> KernelCache::compilingOnThisThread;
 
 } // namespace detail
 
@@ -611,10 +438,10 @@ Kernel::trace(std::span<const ArrayView> arrays) const {
 }
 
 Signature Kernel::signatureOf(std::span<const ArrayView> arrays) const {
-  llvm::SmallVector<int64_t, 64> key;
   llvm::SmallVector<int, 16> aliasOf;
   llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
-  cache->analyze(arrays, key, aliasOf, partialOverlaps);
+  detail::checkArguments(arrays, cache->arity, cache->name, cache->paramNames,
+                         aliasOf, partialOverlaps);
   return cache->signature(arrays, aliasOf);
 }
 

@@ -18,9 +18,9 @@ struct DTypeInfo {
 };
 
 constexpr DTypeInfo kDTypes[] = {
-    {DType::Bool, "bool", "i1", 1},     {DType::I8, "int8", "i8", 1},
-    {DType::I16, "int16", "i16", 2},    {DType::I32, "int32", "i32", 4},
-    {DType::I64, "int64", "i64", 8},    {DType::F16, "float16", "f16", 2},
+    {DType::Bool, "bool", "i1", 1},       {DType::I8, "int8", "i8", 1},
+    {DType::I16, "int16", "i16", 2},      {DType::I32, "int32", "i32", 4},
+    {DType::I64, "int64", "i64", 8},      {DType::F16, "float16", "f16", 2},
     {DType::BF16, "bfloat16", "bf16", 2}, {DType::F32, "float32", "f32", 4},
     {DType::F64, "float64", "f64", 8},
 };

@@ -42,8 +42,8 @@ std::optional<Shape> broadcastShapes(std::span<const int64_t> a,
 
 bool broadcastsTo(std::span<const int64_t> from, std::span<const int64_t> to) {
   std::optional<Shape> shape = broadcastShapes(from, to);
-  return shape && std::equal(shape->begin(), shape->end(), to.begin(),
-                             to.end());
+  return shape &&
+         std::equal(shape->begin(), shape->end(), to.begin(), to.end());
 }
 
 } // namespace pk

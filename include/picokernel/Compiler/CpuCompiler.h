@@ -28,8 +28,7 @@ namespace mlir::pk {
 /// Runs the CPU pipeline on `module` in place, one stage at a time, calling
 /// `beforeStage` (when given) before each stage: it may throw to abandon the
 /// compile (Ctrl-C). Diagnostics go to the module's context.
-LogicalResult runCpuPipeline(ModuleOp module,
-                             const CpuPipelineOptions &options,
+LogicalResult runCpuPipeline(ModuleOp module, const CpuPipelineOptions &options,
                              function_ref<void()> beforeStage = nullptr);
 
 /// `module`, lowered to the LLVM dialect, as LLVM IR for `machine` (its
@@ -48,8 +47,7 @@ void optimizeLLVMModule(llvm::Module &module, llvm::TargetMachine &machine,
                         unsigned level, bool vectorMathLibrary);
 
 /// `module`'s machine code for `machine`, as a relocatable object file.
-LogicalResult emitObjectFile(llvm::Module &module,
-                             llvm::TargetMachine &machine,
+LogicalResult emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
                              SmallVectorImpl<char> &object);
 
 } // namespace mlir::pk

@@ -43,8 +43,8 @@ const char *resultName(VkResult result) {
 
 void check(VkResult result, const char *call) {
   if (result != VK_SUCCESS)
-    throw VulkanError(std::string("vulkan: ") + call + " failed: " +
-                      resultName(result));
+    throw VulkanError(std::string("vulkan: ") + call +
+                      " failed: " + resultName(result));
 }
 
 Device &Device::get() {
@@ -77,8 +77,7 @@ void Device::open() {
   vkGetPhysicalDeviceProperties(physical, &properties);
   vkGetPhysicalDeviceMemoryProperties(physical, &memory);
   if (properties.apiVersion < VK_API_VERSION_1_1)
-    throw VulkanError(std::string("vulkan: device ") +
-                      properties.deviceName +
+    throw VulkanError(std::string("vulkan: device ") + properties.deviceName +
                       " supports only Vulkan 1.0; picokernel needs 1.1");
   if (std::strncmp(properties.deviceName, "llvmpipe", 8) == 0)
     maxLoopIterations = 65535;
@@ -95,8 +94,8 @@ void Device::open() {
       break;
     }
   if (queueFamily == families)
-    throw VulkanError(std::string("vulkan: device ") +
-                      properties.deviceName + " has no compute queue");
+    throw VulkanError(std::string("vulkan: device ") + properties.deviceName +
+                      " has no compute queue");
 
   // The element types kernels compute on and store in buffers: enable
   // whatever the device offers of 8/16-bit arithmetic and storage, and of
@@ -204,7 +203,8 @@ VkPhysicalDevice Device::select(const std::vector<VkPhysicalDevice> &devices) {
   return devices.front();
 }
 
-uint32_t Device::memoryType(uint32_t allowed, VkMemoryPropertyFlags wanted) const {
+uint32_t Device::memoryType(uint32_t allowed,
+                            VkMemoryPropertyFlags wanted) const {
   for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
     if ((allowed & (1u << i)) &&
         (memory.memoryTypes[i].propertyFlags & wanted) == wanted)

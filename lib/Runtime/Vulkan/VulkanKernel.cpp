@@ -108,7 +108,8 @@ private:
   void addBuffer(const mlir::pk::VulkanPlan::Buffer &planned);
 };
 
-void VulkanKernel::Impl::addBuffer(const mlir::pk::VulkanPlan::Buffer &planned) {
+void VulkanKernel::Impl::addBuffer(
+    const mlir::pk::VulkanPlan::Buffer &planned) {
   VkDeviceSize limit = device.properties.limits.maxStorageBufferRange;
   if (planned.bytes > limit)
     throw VulkanError("vulkan: " + planned.what + " needs " +
@@ -238,9 +239,9 @@ void VulkanKernel::Impl::writeDescriptorSets(const mlir::pk::VulkanPlan &plan) {
     setAllocation.descriptorPool = descriptorPool.get();
     setAllocation.descriptorSetCount = 1;
     setAllocation.pSetLayouts = pipeline.setLayout.address();
-    check(vkAllocateDescriptorSets(device.device, &setAllocation,
-                                   &pipeline.set),
-          "vkAllocateDescriptorSets");
+    check(
+        vkAllocateDescriptorSets(device.device, &setAllocation, &pipeline.set),
+        "vkAllocateDescriptorSets");
     std::vector<VkDescriptorBufferInfo> infos;
     for (unsigned id : step.bindings)
       infos.push_back({buffers[id].buffer.get(), 0, VK_WHOLE_SIZE});
@@ -303,9 +304,9 @@ void VulkanKernel::Impl::recordCommands(const mlir::pk::VulkanPlan &plan) {
                               std::min(limits[1], step.grid[1] - y),
                               std::min(limits[2], step.grid[2] - z));
     } else {
-      VkBufferCopy region{0, 0,
-                          std::min(buffers[step.source].bytes,
-                                   buffers[step.target].bytes)};
+      VkBufferCopy region{
+          0, 0,
+          std::min(buffers[step.source].bytes, buffers[step.target].bytes)};
       vkCmdCopyBuffer(commands, buffers[step.source].buffer.get(),
                       buffers[step.target].buffer.get(), 1, &region);
     }
@@ -345,8 +346,10 @@ VulkanKernel::compile(mlir::ModuleOp module, const VulkanOptions &options) {
                        options.vulkanVersion + "' (1.0 to 1.3)");
   if (device.properties.apiVersion < version)
     throw VulkanError(std::string("vulkan: device ") +
-                      device.properties.deviceName + " does not support "
-                      "Vulkan " + options.vulkanVersion);
+                      device.properties.deviceName +
+                      " does not support "
+                      "Vulkan " +
+                      options.vulkanVersion);
   mlir::pk::prepareContextForCompilation(*module.getContext());
 
   mlir::pk::SpirvPipelineOptions spirv;

@@ -1,0 +1,143 @@
+//===- ElementwiseToLinalg.cpp - elementwise pk ops, casts and broadcasts -===//
+
+#include "PkToLinalgPatterns.h"
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+
+using namespace mlir;
+using namespace mlir::pk;
+
+//===----------------------------------------------------------------------===//
+// Elementwise operations: linalg.generic with parallel iterators
+//===----------------------------------------------------------------------===//
+
+Value mlir::pk::buildElementwise(OpBuilder &builder, Location loc,
+                                 RankedTensorType resultType, ValueRange inputs,
+                                 ArrayRef<AffineMap> inputMaps,
+                                 ScalarBuilder body) {
+  unsigned rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  while (maps.size() < inputs.size())
+    maps.push_back(builder.getMultiDimIdentityMap(rank));
+  maps.push_back(builder.getMultiDimIdentityMap(rank));
+  Value init = tensor::EmptyOp::create(builder, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, resultType, inputs, init, maps, iterators,
+      [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+        Value result =
+            body(b, bodyLoc, args.drop_back(), resultType.getElementType());
+        linalg::YieldOp::create(b, bodyLoc, result);
+      });
+  return generic.getResult(0);
+}
+
+namespace {
+
+/// Lowers an elementwise pk op to a generic whose body computes
+/// `body(operand elements..., result element type)`.
+template <typename PkOp, Value (*body)(OpBuilder &, Location, ValueRange, Type)>
+struct ElementwiseLowering : public OpConversionPattern<PkOp> {
+  using OpConversionPattern<PkOp>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(rewriter, op.getLoc(),
+                                    cast<RankedTensorType>(op.getType()),
+                                    adaptor.getOperands(), {}, body);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> from = op.getOperand().getType().getShape();
+    ArrayRef<int64_t> to = op.getType().getShape();
+    // NumPy alignment: operand dimension i is result dimension offset + i;
+    // a stretched dimension of size 1 always reads index 0.
+    size_t offset = to.size() - from.size();
+    SmallVector<AffineExpr> exprs;
+    for (auto [i, dim] : llvm::enumerate(from))
+      exprs.push_back(dim == 1 && to[offset + i] != 1
+                          ? rewriter.getAffineConstantExpr(0)
+                          : rewriter.getAffineDimExpr(offset + i));
+    AffineMap map = AffineMap::get(to.size(), 0, exprs, rewriter.getContext());
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), op.getType(), adaptor.getOperand(), map,
+        [](OpBuilder &, Location, ValueRange args, Type) { return args[0]; });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::pk::populatePkElementwiseConversionPatterns(
+    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
+  patterns.add<
+      ElementwiseLowering<NegOp, negBody>,
+      ElementwiseLowering<CastOp, castBody>, BroadcastLowering,
+      ElementwiseLowering<AddOp, floatOrIntBody<arith::AddFOp, arith::AddIOp>>,
+      ElementwiseLowering<SubOp, floatOrIntBody<arith::SubFOp, arith::SubIOp>>,
+      ElementwiseLowering<MulOp, floatOrIntBody<arith::MulFOp, arith::MulIOp>>,
+      ElementwiseLowering<DivOp, floatOrIntBody<arith::DivFOp, arith::DivFOp>>,
+      ElementwiseLowering<FloorDivOp,
+                          floorDivisionBody<&FloorDivision::quotient>>,
+      ElementwiseLowering<RemOp, floorDivisionBody<&FloorDivision::remainder>>,
+      ElementwiseLowering<
+          MaximumOp,
+          extremumBody<arith::MaximumFOp, arith::MaxSIOp, arith::OrIOp>>,
+      ElementwiseLowering<
+          MinimumOp,
+          extremumBody<arith::MinimumFOp, arith::MinSIOp, arith::AndIOp>>,
+      ElementwiseLowering<AbsOp, absBody>,
+      ElementwiseLowering<SelectOp, selectBody>,
+      ElementwiseLowering<SigmoidOp, inFloat32<sigmoidBody>>,
+      ElementwiseLowering<ExpOp, inFloat32<mathBody<math::ExpOp>>>,
+      ElementwiseLowering<LogOp, inFloat32<mathBody<math::LogOp>>>,
+      ElementwiseLowering<Log1pOp, inFloat32<log1pBody>>,
+      ElementwiseLowering<Expm1Op, inFloat32<expm1Body>>,
+      ElementwiseLowering<SqrtOp, mathBody<math::SqrtOp>>,
+      ElementwiseLowering<RsqrtOp, inFloat32<mathBody<math::RsqrtOp>>>,
+      ElementwiseLowering<TanhOp, inFloat32<mathBody<math::TanhOp>>>,
+      ElementwiseLowering<ErfOp, inFloat32<mathBody<math::ErfOp>>>,
+      ElementwiseLowering<SinOp, inFloat32<mathBody<math::SinOp>>>,
+      ElementwiseLowering<CosOp, inFloat32<mathBody<math::CosOp>>>,
+      ElementwiseLowering<FloorOp, mathBody<math::FloorOp>>,
+      ElementwiseLowering<CeilOp, mathBody<math::CeilOp>>,
+      ElementwiseLowering<
+          PowOp, inFloat32<floatOrIntBody<math::PowFOp, math::PowFOp>>>,
+      ElementwiseLowering<LessOp, compareBody<arith::CmpFPredicate::OLT,
+                                              arith::CmpIPredicate::slt,
+                                              arith::CmpIPredicate::ult>>,
+      ElementwiseLowering<LessEqualOp, compareBody<arith::CmpFPredicate::OLE,
+                                                   arith::CmpIPredicate::sle,
+                                                   arith::CmpIPredicate::ule>>,
+      ElementwiseLowering<GreaterOp, compareBody<arith::CmpFPredicate::OGT,
+                                                 arith::CmpIPredicate::sgt,
+                                                 arith::CmpIPredicate::ugt>>,
+      ElementwiseLowering<
+          GreaterEqualOp,
+          compareBody<arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge,
+                      arith::CmpIPredicate::uge>>,
+      ElementwiseLowering<EqualOp, compareBody<arith::CmpFPredicate::OEQ,
+                                               arith::CmpIPredicate::eq,
+                                               arith::CmpIPredicate::eq>>,
+      ElementwiseLowering<NotEqualOp, compareBody<arith::CmpFPredicate::UNE,
+                                                  arith::CmpIPredicate::ne,
+                                                  arith::CmpIPredicate::ne>>>(
+      typeConverter, patterns.getContext());
+}

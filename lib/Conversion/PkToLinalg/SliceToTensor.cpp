@@ -1,0 +1,143 @@
+//===- SliceToTensor.cpp - pk slices to tensor slices ---------------------===//
+
+#include "PkToLinalgPatterns.h"
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+
+using namespace mlir;
+using namespace mlir::pk;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Slices: tensor.extract_slice / insert_slice, which bufferize to subviews
+//===----------------------------------------------------------------------===//
+
+/// A pk slice as tensor slices see it: strides are positive there, so a
+/// dimension with a negative stride reads the same elements starting from
+/// its other end, and is reversed separately. The tensor slice keeps every
+/// dimension (`sizes`); the dimensions pk drops are reshaped away on their
+/// own, because rank-reducing slices of strided views can be ambiguous
+/// about which unit dimension they drop (MLIR 22's SubViewOp::getDroppedDims
+/// crashed on `o[0, ::2, :]` of a (1, 13, 1) array).
+struct ForwardSlice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  /// For each dimension of the slice value (after dropped dimensions), the
+  /// number of elements when it walks backwards, or 0.
+  SmallVector<int64_t> reversedSizes;
+  /// The full-rank tensor type of the slice.
+  RankedTensorType fullType;
+  /// How the full-rank dimensions group into the slice value's dimensions
+  /// (each dropped unit dimension joins a kept neighbour).
+  SmallVector<ReassociationIndices> reassociation;
+  bool dropsDimensions = false;
+
+  bool anyReversed() const {
+    return llvm::any_of(reversedSizes, [](int64_t size) { return size > 1; });
+  }
+};
+
+template <typename SliceOp>
+ForwardSlice forwardSlice(Builder &builder, SliceOp op,
+                          RankedTensorType sliceType) {
+  ForwardSlice slice;
+  ArrayRef<int64_t> sliceShape = sliceType.getShape();
+  size_t kept = 0;
+  ReassociationIndices pending;
+  for (auto [d, offset, size, stride] : llvm::enumerate(
+           op.getOffsets(), op.getSizes(), op.getStrides())) {
+    bool backwards = stride < 0 && size > 0;
+    pending.push_back(d);
+    // Same greedy matching of kept dimensions as the verifier.
+    if (kept < sliceShape.size() && sliceShape[kept] == size) {
+      slice.reversedSizes.push_back(backwards ? size : 0);
+      slice.reassociation.push_back(pending);
+      pending.clear();
+      ++kept;
+    }
+    // An empty slice may start anywhere in pk; tensor slices want bounds.
+    int64_t first = size == 0   ? 0
+                    : backwards ? offset + (size - 1) * stride
+                                : offset;
+    int64_t step = size <= 1 ? 1 : backwards ? -stride : stride;
+    slice.offsets.push_back(builder.getIndexAttr(first));
+    slice.sizes.push_back(builder.getIndexAttr(size));
+    slice.strides.push_back(builder.getIndexAttr(step));
+  }
+  if (!pending.empty() && !slice.reassociation.empty())
+    llvm::append_range(slice.reassociation.back(), pending);
+  slice.dropsDimensions = sliceShape.size() != op.getSizes().size();
+  slice.fullType =
+      RankedTensorType::get(op.getSizes(), sliceType.getElementType());
+  return slice;
+}
+
+/// `value` with dimension d read backwards wherever reversedSizes[d] > 1.
+Value reverseDimensions(OpBuilder &builder, Location loc, Value value,
+                        ArrayRef<int64_t> reversedSizes) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<AffineExpr> exprs;
+  for (auto [d, size] : llvm::enumerate(reversedSizes)) {
+    AffineExpr index = builder.getAffineDimExpr(d);
+    exprs.push_back(size > 1 ? builder.getAffineConstantExpr(size - 1) - index
+                             : index);
+  }
+  AffineMap map =
+      AffineMap::get(type.getRank(), 0, exprs, builder.getContext());
+  return buildElementwise(
+      builder, loc, type, value, map,
+      [](OpBuilder &, Location, ValueRange args, Type) { return args[0]; });
+}
+
+struct ExtractSliceLowering : public OpConversionPattern<ExtractSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ExtractSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    ForwardSlice slice = forwardSlice(rewriter, op, resultType);
+    Value result = tensor::ExtractSliceOp::create(
+        rewriter, loc, slice.fullType, adaptor.getSource(), slice.offsets,
+        slice.sizes, slice.strides);
+    if (slice.dropsDimensions)
+      result = tensor::CollapseShapeOp::create(rewriter, loc, resultType,
+                                               result, slice.reassociation);
+    if (slice.anyReversed())
+      result = reverseDimensions(rewriter, loc, result, slice.reversedSizes);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct InsertSliceLowering : public OpConversionPattern<InsertSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(InsertSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ForwardSlice slice = forwardSlice(rewriter, op, op.getSource().getType());
+    Value source = adaptor.getSource();
+    if (slice.anyReversed())
+      source = reverseDimensions(rewriter, loc, source, slice.reversedSizes);
+    if (slice.dropsDimensions)
+      source = tensor::ExpandShapeOp::create(rewriter, loc, slice.fullType,
+                                             source, slice.reassociation);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, source, adaptor.getDest(), slice.offsets, slice.sizes,
+        slice.strides);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::pk::populatePkSliceConversionPatterns(
+    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
+  patterns.add<ExtractSliceLowering, InsertSliceLowering>(
+      typeConverter, patterns.getContext());
+}

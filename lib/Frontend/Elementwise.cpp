@@ -1,0 +1,364 @@
+//===- Elementwise.cpp - elementwise operations of traced values
+//------------===//
+
+#include "TraceState.h"
+
+namespace pk {
+namespace detail {
+
+Value TraceState::binary(BinaryKind kind, const Operand &lhs,
+                         const Operand &rhs) {
+  std::string op = binaryName(kind);
+  Shape shape = broadcastOperands(lhs, rhs, op);
+  DType dtype = resultType(lhs, rhs);
+  mlir::Location loc = location(lhs.where());
+
+  if (kind == BinaryKind::Div && !isFloat(dtype))
+    dtype = DType::F64; // true division, as NumPy's `/`
+  if (kind == BinaryKind::Max || kind == BinaryKind::Min) {
+    mlir::Value l = materialize(lhs, dtype, shape, op);
+    mlir::Value r = materialize(rhs, dtype, shape, op);
+    if (kind == BinaryKind::Max)
+      return wrap(mlir::pk::MaximumOp::create(builder, loc, l, r));
+    return wrap(mlir::pk::MinimumOp::create(builder, loc, l, r));
+  }
+  if (kind == BinaryKind::FloorDiv || kind == BinaryKind::Rem) {
+    if (dtype == DType::Bool)
+      dtype = DType::I8; // NumPy's bool // bool and bool % bool are int8
+    mlir::Value l = materialize(lhs, dtype, shape, op);
+    mlir::Value r = materialize(rhs, dtype, shape, op);
+    if (kind == BinaryKind::FloorDiv)
+      return wrap(mlir::pk::FloorDivOp::create(builder, loc, l, r));
+    return wrap(mlir::pk::RemOp::create(builder, loc, l, r));
+  }
+  if (dtype == DType::Bool) {
+    if (kind == BinaryKind::Sub)
+      fail(lhs.where(), op,
+           "boolean subtract, the `-` operator, is not supported (as in "
+           "NumPy); cast to a number type first with pk::cast",
+           TraceError::Category::Type);
+    // NumPy's bool + bool is logical or, bool * bool logical and: compute
+    // in int8 (0/1 operands cannot wrap to zero) and compare with zero.
+    mlir::Value l = materialize(lhs, DType::I8, shape, op);
+    mlir::Value r = materialize(rhs, DType::I8, shape, op);
+    mlir::Value result =
+        kind == BinaryKind::Add
+            ? mlir::Value(mlir::pk::AddOp::create(builder, loc, l, r))
+            : mlir::Value(mlir::pk::MulOp::create(builder, loc, l, r));
+    return wrap(mlir::pk::CastOp::create(
+        builder, loc, tensorType(shape, DType::Bool), result));
+  }
+
+  mlir::Value l = materialize(lhs, dtype, shape, op);
+  mlir::Value r = materialize(rhs, dtype, shape, op);
+  switch (kind) {
+  case BinaryKind::Add:
+    return wrap(mlir::pk::AddOp::create(builder, loc, l, r));
+  case BinaryKind::Sub:
+    return wrap(mlir::pk::SubOp::create(builder, loc, l, r));
+  case BinaryKind::Mul:
+    return wrap(mlir::pk::MulOp::create(builder, loc, l, r));
+  case BinaryKind::Div:
+    return wrap(mlir::pk::DivOp::create(builder, loc, l, r));
+  default:
+    llvm_unreachable("handled above");
+  }
+}
+
+bool TraceState::comparedWithHuge(CompareKind kind, bool hugeOnRight,
+                                  bool positive) {
+  bool xBelow = hugeOnRight == positive; // the left side is the smaller
+  switch (kind) {
+  case CompareKind::Lt:
+  case CompareKind::Le:
+    return xBelow;
+  case CompareKind::Gt:
+  case CompareKind::Ge:
+    return !xBelow;
+  case CompareKind::Eq:
+    return false;
+  case CompareKind::Ne:
+    return true;
+  }
+  llvm_unreachable("unknown comparison");
+}
+
+Value TraceState::compare(CompareKind kind, const Operand &lhs,
+                          const Operand &rhs) {
+  static const char *names[] = {"less",          "less_equal", "greater",
+                                "greater_equal", "equal",      "not_equal"};
+  std::string op = names[int(kind)];
+  Shape shape = broadcastOperands(lhs, rhs, op);
+  DType dtype = resultType(lhs, rhs);
+  // NumPy 2 compares integers with a Python integer their dtype cannot
+  // hold by its value (`int8_array < 1000` is all true): in int64, and
+  // beyond int64 by the number's sign alone.
+  if (isInteger(dtype))
+    for (const Operand *number : {&lhs, &rhs}) {
+      if (arrayType(*number) || number->getKind() != Operand::Kind::Integer)
+        continue;
+      const Operand &array = number == &lhs ? rhs : lhs;
+      if (number->isBigInteger() && arrayType(array) &&
+          isInteger(*arrayType(array)))
+        return wrap(materialize(
+            Operand::fromBool(
+                comparedWithHuge(kind, number == &rhs, number->getFloat() > 0),
+                lhs.where()),
+            DType::Bool, shape, op));
+      if (!number->isBigInteger() && !fitsIn(number->getInteger(), dtype))
+        dtype = DType::I64;
+    }
+  mlir::Location loc = location(lhs.where());
+  mlir::Value l = materialize(lhs, dtype, shape, op);
+  mlir::Value r = materialize(rhs, dtype, shape, op);
+  switch (kind) {
+  case CompareKind::Lt:
+    return wrap(mlir::pk::LessOp::create(builder, loc, l, r));
+  case CompareKind::Le:
+    return wrap(mlir::pk::LessEqualOp::create(builder, loc, l, r));
+  case CompareKind::Gt:
+    return wrap(mlir::pk::GreaterOp::create(builder, loc, l, r));
+  case CompareKind::Ge:
+    return wrap(mlir::pk::GreaterEqualOp::create(builder, loc, l, r));
+  case CompareKind::Eq:
+    return wrap(mlir::pk::EqualOp::create(builder, loc, l, r));
+  case CompareKind::Ne:
+    return wrap(mlir::pk::NotEqualOp::create(builder, loc, l, r));
+  }
+  llvm_unreachable("unknown comparison");
+}
+
+Value TraceState::mathFunction(MathFunction function, const Operand &operand) {
+  static const char *names[] = {"exp",   "log",     "log1p", "expm1", "sqrt",
+                                "rsqrt", "tanh",    "sin",   "cos",   "floor",
+                                "ceil",  "sigmoid", "erf"};
+  std::string op = names[int(function)];
+  DType dtype = *arrayType(operand);
+  // NumPy 2 rounds integers and booleans to themselves.
+  if ((function == MathFunction::Floor || function == MathFunction::Ceil) &&
+      !isFloat(dtype))
+    return wrap(materialize(operand, dtype, shapeOf(operand), op));
+  if (!isFloat(dtype))
+    dtype = promoteTypes(dtype, DType::F16); // NumPy: int8 -> float16, ...
+  mlir::Value x = materialize(operand, dtype, shapeOf(operand), op);
+  mlir::Location loc = location(operand.where());
+  switch (function) {
+  case MathFunction::Exp:
+    return wrap(mlir::pk::ExpOp::create(builder, loc, x));
+  case MathFunction::Log:
+    return wrap(mlir::pk::LogOp::create(builder, loc, x));
+  case MathFunction::Log1p:
+    return wrap(mlir::pk::Log1pOp::create(builder, loc, x));
+  case MathFunction::Expm1:
+    return wrap(mlir::pk::Expm1Op::create(builder, loc, x));
+  case MathFunction::Sqrt:
+    return wrap(mlir::pk::SqrtOp::create(builder, loc, x));
+  case MathFunction::Rsqrt:
+    return wrap(mlir::pk::RsqrtOp::create(builder, loc, x));
+  case MathFunction::Tanh:
+    return wrap(mlir::pk::TanhOp::create(builder, loc, x));
+  case MathFunction::Sin:
+    return wrap(mlir::pk::SinOp::create(builder, loc, x));
+  case MathFunction::Cos:
+    return wrap(mlir::pk::CosOp::create(builder, loc, x));
+  case MathFunction::Floor:
+    return wrap(mlir::pk::FloorOp::create(builder, loc, x));
+  case MathFunction::Ceil:
+    return wrap(mlir::pk::CeilOp::create(builder, loc, x));
+  case MathFunction::Sigmoid:
+    return wrap(mlir::pk::SigmoidOp::create(builder, loc, x));
+  case MathFunction::Erf:
+    return wrap(mlir::pk::ErfOp::create(builder, loc, x));
+  }
+  llvm_unreachable("unknown math function");
+}
+
+Value TraceState::power(const Operand &base, const Operand &exponent,
+                        bool inPlace) {
+  const std::string op = "power";
+  Shape shape = broadcastOperands(base, exponent, op);
+  DType dtype = resultType(base, exponent);
+  // NumPy has no boolean power: bool ** bool, and a boolean array to a
+  // Python integer's power, compute in int8.
+  if (dtype == DType::Bool ||
+      (arrayType(base) == DType::Bool && !arrayType(exponent) &&
+       exponent.getKind() == Operand::Kind::Integer))
+    dtype = DType::I8;
+  bool weakNumber =
+      !exponent.numberType() && (exponent.getKind() == Operand::Kind::Integer ||
+                                 exponent.getKind() == Operand::Kind::Float);
+  mlir::Location loc = location(base.where());
+  if (!isFloat(dtype)) {
+    if (exponent.getKind() != Operand::Kind::Integer &&
+        exponent.getKind() != Operand::Kind::Bool)
+      fail(exponent.where(), op,
+           "integer powers (" + quoted(dtype) +
+               " ** ...) need a constant exponent, whose sign is known "
+               "when tracing (NumPy raises for negative ones); use a "
+               "floating-point base or exponent",
+           TraceError::Category::Type);
+    // The exponent converts to the base's integer dtype first (an
+    // OverflowError even without elements); NumPy raises for negative
+    // ones in its loop, so arrays without elements raise nothing.
+    if (exponent.isBigInteger())
+      scalarAttr(exponent, dtype, op);
+    std::optional<DType> baseType = arrayType(base);
+    if (weakNumber && baseType && isInteger(*baseType) &&
+        !fitsIn(exponent.getInteger(), *baseType))
+      fail(exponent.where(), op,
+           "Python integer " + std::to_string(exponent.getInteger()) +
+               " out of bounds for " + quoted(*baseType) +
+               " (NumPy raises OverflowError)",
+           TraceError::Category::Overflow);
+    bool empty = llvm::is_contained(shape, 0);
+    if (exponent.getInteger() < 0 && !empty)
+      fail(exponent.where(), op,
+           "integers to negative integer powers are not allowed (NumPy "
+           "raises ValueError); use a floating-point base",
+           TraceError::Category::Value);
+    if (empty)
+      return wrap(
+          materialize(Operand::fromInteger(0, base.where()), dtype, shape, op));
+    return wrap(integerPower(materialize(base, dtype, shape, op),
+                             uint64_t(exponent.getInteger()), loc));
+  }
+  mlir::Value b = materialize(base, dtype, shape, op);
+  if (weakNumber) {
+    // NumPy's fast paths for `array ** python_scalar` (square, sqrt,
+    // reciprocal, ones, copy): the same results, without a pow call.
+    double e =
+        exponent.getKind() == Operand::Kind::Integer && !exponent.isBigInteger()
+            ? double(exponent.getInteger())
+            : exponent.getFloat();
+    auto number = [&](double value) {
+      return materialize(Operand::fromFloat(value, base.where()), dtype, shape,
+                         op);
+    };
+    if (e == 2.0)
+      return wrap(mlir::pk::MulOp::create(builder, loc, b, b));
+    // Cubes and fourth powers as multiplications, as jax.numpy and numexpr
+    // do (NumPy calls pow): within 2 ulp of it, and no pow call in gelu.
+    if (e == 3.0 || e == 4.0) {
+      mlir::Value square = mlir::pk::MulOp::create(builder, loc, b, b);
+      return wrap(
+          mlir::pk::MulOp::create(builder, loc, square, e == 3.0 ? b : square));
+    }
+    if (e == 0.5)
+      return wrap(mlir::pk::SqrtOp::create(builder, loc, b));
+    if (e == -1.0)
+      return wrap(mlir::pk::DivOp::create(builder, loc, number(1.0), b));
+    if (e == 1.0)
+      return wrap(b);
+    if (e == 0.0)
+      return wrap(number(1.0));
+  }
+  mlir::Value e = materialize(exponent, dtype, shape, op);
+  mlir::Value result = mlir::pk::PowOp::create(builder, loc, b, e);
+  if ((dtype == DType::F32 || dtype == DType::F64) &&
+      exponentRepeatsAcrossLoop(base, exponent, shape, inPlace)) {
+    // NumPy's float32/float64 power loop takes sqrt(x) for an exponent
+    // of 0.5 held in its one repeated element; sqrt differs from pow at
+    // -inf (nan, not inf) and -0.0 (-0.0, not 0.0).
+    mlir::Value half = materialize(Operand::fromFloat(0.5, exponent.where()),
+                                   dtype, shape, op);
+    mlir::Value isHalf = mlir::pk::EqualOp::create(builder, loc, e, half);
+    mlir::Value root = mlir::pk::SqrtOp::create(builder, loc, b);
+    result = mlir::pk::SelectOp::create(builder, loc, isHalf, root, result);
+  }
+  return wrap(result);
+}
+
+bool TraceState::exponentRepeatsAcrossLoop(const Operand &base,
+                                           const Operand &exponent,
+                                           const Shape &result, bool inPlace) {
+  Shape exponentShape = shapeOf(exponent);
+  if (llvm::any_of(exponentShape, [](int64_t d) { return d != 1; }))
+    return false;
+  if (exponentShape.empty() || inPlace)
+    return true;
+  Shape baseShape = shapeOf(base);
+  bool trivial =
+      exponentShape == result && (baseShape.empty() || baseShape == result);
+  return !trivial;
+}
+
+mlir::Value TraceState::integerPower(mlir::Value value, uint64_t exponent,
+                                     mlir::Location loc) {
+  mlir::Value result;
+  for (mlir::Value square = value; exponent; exponent >>= 1) {
+    if (exponent & 1)
+      result = result ? mlir::Value(mlir::pk::MulOp::create(builder, loc,
+                                                            result, square))
+                      : square;
+    if (exponent > 1)
+      square = mlir::pk::MulOp::create(builder, loc, square, square);
+  }
+  if (result)
+    return result;
+  auto type = mlir::cast<mlir::RankedTensorType>(value.getType());
+  return mlir::pk::ConstantOp::create(
+      builder, loc,
+      mlir::DenseElementsAttr::get(
+          type, builder.getIntegerAttr(type.getElementType(), 1)));
+}
+
+Value TraceState::absolute(const Operand &operand) {
+  return wrap(mlir::pk::AbsOp::create(builder, location(operand.where()),
+                                      operand.getValue().ir()));
+}
+
+Value TraceState::select(const Operand &condition, const Operand &a,
+                         const Operand &b) {
+  const std::string op = "where";
+  Shape valueShape = broadcastOperands(a, b, op);
+  Shape conditionShape = shapeOf(condition);
+  std::optional<Shape> shape = broadcastShapes(conditionShape, valueShape);
+  if (!shape)
+    fail(condition.where(), op,
+         "condition of shape " + formatShape(conditionShape) +
+             " and values of shape " + formatShape(valueShape) +
+             " cannot be broadcast together");
+  DType dtype = resultType(a, b);
+  // np.where converts Python integers with a C cast: one the integer
+  // dtype cannot hold wraps (where arithmetic would raise).
+  // Python integers from 2^63 to 2^64 convert as uint64 first, and only
+  // larger ones raise (OverflowError).
+  auto converted = [&](const Operand &value) {
+    if (arrayType(value) || value.getKind() != Operand::Kind::Integer ||
+        !isInteger(dtype))
+      return value;
+    std::optional<int64_t> number =
+        value.isBigInteger() ? value.wrappedToInt64()
+                             : std::optional<int64_t>(value.getInteger());
+    if (!number || (fitsIn(*number, dtype) && !value.isBigInteger()))
+      return value;
+    unsigned bits = unsigned(itemSize(dtype)) * 8;
+    return Operand::fromInteger(
+        llvm::APInt(64, uint64_t(*number)).trunc(bits).getSExtValue(),
+        value.where());
+  };
+  mlir::Value c = materialize(condition, DType::Bool, *shape, op);
+  mlir::Value t = materialize(converted(a), dtype, *shape, op);
+  mlir::Value f = materialize(converted(b), dtype, *shape, op);
+  return wrap(mlir::pk::SelectOp::create(builder, location(condition.where()),
+                                         c, t, f));
+}
+
+Value TraceState::negate(const Operand &operand) {
+  mlir::Value value = operand.getValue().ir();
+  if (dtypeOf(value) == DType::Bool)
+    fail(operand.where(), "negative",
+         "the boolean negative, the `-` operator, is not supported (as in "
+         "NumPy); cast to a number type first with pk::cast",
+         TraceError::Category::Type);
+  return wrap(
+      mlir::pk::NegOp::create(builder, location(operand.where()), value));
+}
+
+Value TraceState::cast(const Operand &operand, DType dtype) {
+  mlir::Value value = operand.getValue().ir();
+  return wrap(materialize(operand, dtype, shapeOf(value), "cast"));
+}
+
+} // namespace detail
+} // namespace pk

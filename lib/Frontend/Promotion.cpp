@@ -1,0 +1,183 @@
+//===- Promotion.cpp - NumPy's type promotion and constants
+//-----------------===//
+
+#include "TraceState.h"
+
+namespace pk {
+namespace detail {
+
+mlir::TypedAttr TraceState::scalarAttr(const Operand &number, DType dtype,
+                                       const std::string &op) {
+  mlir::MLIRContext &context = *builder.getContext();
+  mlir::Type type = toMlirType(dtype, context);
+  bool isFloatNumber =
+      number.getKind() == Operand::Kind::Float || number.isBigInteger();
+  if (number.isBigInteger() && !isFloat(dtype))
+    fail(number.where(), op,
+         "integer " + formatBigInteger(number) + " does not fit in " +
+             quoted(dtype) +
+             " (NumPy raises OverflowError: Python int too large to "
+             "convert to C long)",
+         TraceError::Category::Overflow);
+  if (number.isBigInteger() && std::isinf(number.getFloat()))
+    fail(number.where(), op,
+         "integer " + formatBigInteger(number) +
+             " is too large to convert to " + quoted(dtype) +
+             " (NumPy raises OverflowError: int too large to convert to "
+             "float)",
+         TraceError::Category::Overflow);
+  if (isFloat(dtype)) {
+    const llvm::fltSemantics &semantics =
+        llvm::cast<mlir::FloatType>(type).getFloatSemantics();
+    llvm::APFloat value(isFloatNumber ? number.getFloat()
+                                      : double(number.getInteger()));
+    if (!isFloatNumber) {
+      value = llvm::APFloat(semantics);
+      value.convertFromAPInt(llvm::APInt(64, number.getInteger(), true),
+                             /*IsSigned=*/true,
+                             llvm::APFloat::rmNearestTiesToEven);
+    } else {
+      bool losesInfo = false;
+      value.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    }
+    return mlir::FloatAttr::get(type, value);
+  }
+  if (dtype == DType::Bool)
+    return mlir::IntegerAttr::get(
+        type, llvm::APInt(1, isFloatNumber ? number.getFloat() != 0.0
+                                           : number.getInteger() != 0));
+  int64_t value = number.getInteger();
+  if (isFloatNumber) {
+    // As NumPy's `int_array[...] = 2.7`: truncation toward zero.
+    double truncated = std::trunc(number.getFloat());
+    if (!std::isfinite(truncated) || truncated < -0x1p63 || truncated >= 0x1p63)
+      fail(number.where(), op,
+           "the number " + std::to_string(number.getFloat()) +
+               " cannot be converted to " + quoted(dtype),
+           TraceError::Category::Overflow);
+    value = int64_t(truncated);
+  }
+  unsigned bits = type.getIntOrFloatBitWidth();
+  int64_t lo = bits == 64 ? std::numeric_limits<int64_t>::min()
+                          : -(int64_t(1) << (bits - 1));
+  int64_t hi = bits == 64 ? std::numeric_limits<int64_t>::max()
+                          : (int64_t(1) << (bits - 1)) - 1;
+  if (value < lo || value > hi)
+    fail(number.where(), op,
+         "integer scalar " + std::to_string(value) + " is out of bounds for " +
+             quoted(dtype) + " (NumPy raises OverflowError)",
+         TraceError::Category::Overflow);
+  return mlir::IntegerAttr::get(type, llvm::APInt(bits, value, true));
+}
+
+std::string TraceState::formatBigInteger(const Operand &number) {
+  if (std::optional<int64_t> bits = number.wrappedToInt64())
+    return std::to_string(uint64_t(*bits));
+  if (std::isinf(number.getFloat()))
+    return number.getFloat() > 0 ? ">= 2^1024" : "<= -2^1024";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.17g", number.getFloat());
+  return text;
+}
+
+bool TraceState::fitsIn(int64_t value, DType dtype) {
+  unsigned bits = unsigned(itemSize(dtype)) * 8;
+  if (bits >= 64)
+    return true;
+  int64_t limit = int64_t(1) << (bits - 1);
+  return value >= -limit && value < limit;
+}
+
+mlir::Value TraceState::materialize(const Operand &operand, DType dtype,
+                                    const Shape &shape, const std::string &op) {
+  mlir::Location loc = location(operand.where());
+  mlir::Value value;
+  switch (operand.getKind()) {
+  case Operand::Kind::Value:
+    value = operand.getValue().ir();
+    break;
+  case Operand::Kind::Array:
+    value = constantArray(operand.getArray(), loc);
+    break;
+  default: {
+    auto type = tensorType(shape, dtype);
+    auto splat = mlir::DenseElementsAttr::get(
+        type, llvm::ArrayRef<mlir::Attribute>(scalarAttr(operand, dtype, op)));
+    return mlir::pk::ConstantOp::create(builder, loc, splat);
+  }
+  }
+  if (dtypeOf(value) != dtype)
+    value = mlir::pk::CastOp::create(builder, loc,
+                                     tensorType(shapeOf(value), dtype), value);
+  if (shapeOf(value) != shape)
+    value = mlir::pk::BroadcastOp::create(builder, loc,
+                                          tensorType(shape, dtype), value);
+  return value;
+}
+
+std::optional<DType> TraceState::arrayType(const Operand &operand) {
+  if (operand.getKind() == Operand::Kind::Value)
+    return dtypeOf(operand.getValue().ir());
+  if (operand.getKind() == Operand::Kind::Array)
+    return operand.getArray().dtype;
+  return operand.numberType();
+}
+
+mlir::Value TraceState::constantArray(const Operand::ConstantArray &array,
+                                      mlir::Location loc) {
+  auto type = tensorType(array.shape, array.dtype);
+  mlir::DenseElementsAttr attr;
+  if (array.dtype == DType::Bool) {
+    llvm::SmallVector<bool> bits(array.bytes.begin(), array.bytes.end());
+    attr = mlir::DenseElementsAttr::get(type, llvm::ArrayRef<bool>(bits));
+  } else {
+    attr = mlir::DenseElementsAttr::getFromRawBuffer(
+        type,
+        llvm::ArrayRef<char>(reinterpret_cast<const char *>(array.bytes.data()),
+                             array.bytes.size()));
+  }
+  return mlir::pk::ConstantOp::create(builder, loc, attr);
+}
+
+DType TraceState::resultType(const Operand &lhs, const Operand &rhs) {
+  std::optional<DType> lhsType = arrayType(lhs), rhsType = arrayType(rhs);
+  if (lhsType && rhsType)
+    return promoteTypes(*lhsType, *rhsType);
+  if (!lhsType && !rhsType) // two Python numbers: Python's own kinds
+    return std::max(weakType(lhs), weakType(rhs));
+  DType dtype = lhsType ? *lhsType : *rhsType;
+  const Operand &number = lhsType ? rhs : lhs;
+  switch (number.getKind()) {
+  case Operand::Kind::Float:
+    return isFloat(dtype) ? dtype : DType::F64;
+  case Operand::Kind::Integer:
+    return dtype == DType::Bool ? DType::I64 : dtype;
+  default:
+    return dtype;
+  }
+}
+
+DType TraceState::weakType(const Operand &number) {
+  switch (number.getKind()) {
+  case Operand::Kind::Bool:
+    return DType::Bool;
+  case Operand::Kind::Integer:
+    return DType::I64;
+  default:
+    return DType::F64;
+  }
+}
+
+Shape TraceState::broadcastOperands(const Operand &lhs, const Operand &rhs,
+                                    const std::string &op) {
+  Shape lhsShape = shapeOf(lhs), rhsShape = shapeOf(rhs);
+  std::optional<Shape> shape = broadcastShapes(lhsShape, rhsShape);
+  if (!shape)
+    fail(lhs.where(), op,
+         "operands of shapes " + formatShape(lhsShape) + " and " +
+             formatShape(rhsShape) + " cannot be broadcast together");
+  return *shape;
+}
+
+} // namespace detail
+} // namespace pk

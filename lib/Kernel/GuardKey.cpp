@@ -1,0 +1,87 @@
+//===- GuardKey.cpp - the key compiled variants are cached by -------------===//
+
+#include "GuardKey.h"
+#include "Arguments.h"
+
+#include "llvm/ADT/Hashing.h"
+
+#include <algorithm>
+
+namespace pk::detail {
+
+size_t KeyHash::operator()(KeyView key) const {
+  return llvm::hash_combine_range(key.begin(), key.end());
+}
+
+bool KeyEqual::operator()(KeyView a, KeyView b) const {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
+void encodeKey(std::span<const ArrayView> arrays, llvm::ArrayRef<int> aliasOf,
+               llvm::SmallVectorImpl<int64_t> &key) {
+  key.push_back(int64_t(arrays.size()));
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    key.push_back(int64_t(arrays[i].dtype));
+    key.push_back(int64_t(arrays[i].shape.size()));
+    key.append(arrays[i].shape.begin(), arrays[i].shape.end());
+    key.push_back(aliasOf[i]);
+  }
+}
+
+std::vector<KeyEntry> decodeKey(KeyView key) {
+  std::vector<KeyEntry> entries;
+  size_t at = 1;
+  for (int64_t i = 0; i < key[0]; ++i) {
+    KeyEntry entry{DType(key[at]), {}, 0};
+    int64_t rank = key[at + 1];
+    entry.shape.assign(key.begin() + at + 2, key.begin() + at + 2 + rank);
+    entry.aliasOf = key[at + 2 + rank];
+    at += 3 + rank;
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+std::string explainKeyChange(KeyView before, KeyView key,
+                             const std::vector<std::string> &paramNames) {
+  if (before.empty())
+    return "first compile";
+  std::vector<KeyEntry> now = decodeKey(key), earlier = decodeKey(before);
+  if (now.size() != earlier.size())
+    return std::to_string(now.size()) + " arrays instead of " +
+           std::to_string(earlier.size());
+  std::string reasons;
+  auto add = [&](const std::string &reason) {
+    reasons += (reasons.empty() ? "" : "; ") + reason;
+  };
+  for (size_t i = 0; i < now.size(); ++i) {
+    if (now[i].shape != earlier[i].shape)
+      add("shape of '" + paramName(paramNames, i) + "' " +
+          formatShape(earlier[i].shape) + " -> " + formatShape(now[i].shape));
+    if (now[i].dtype != earlier[i].dtype)
+      add("dtype of '" + paramName(paramNames, i) + "' " +
+          std::string(dtypeName(earlier[i].dtype)) + " -> " +
+          std::string(dtypeName(now[i].dtype)));
+    if (now[i].aliasOf != earlier[i].aliasOf)
+      add(now[i].aliasOf >= 0
+              ? "'" + paramName(paramNames, i) +
+                    "' is now the same array as '" +
+                    paramName(paramNames, now[i].aliasOf) + "'"
+              : "'" + paramName(paramNames, i) +
+                    "' is no longer the same array as '" +
+                    paramName(paramNames, earlier[i].aliasOf) + "'");
+  }
+  return reasons.empty() ? "evicted earlier" : reasons;
+}
+
+Signature signatureOfKey(KeyView key,
+                         const std::vector<std::string> &paramNames) {
+  Signature signature;
+  std::vector<KeyEntry> entries = decodeKey(key);
+  for (size_t i = 0; i < entries.size(); ++i)
+    signature.push_back({paramName(paramNames, i), entries[i].shape,
+                         entries[i].dtype, int(entries[i].aliasOf)});
+  return signature;
+}
+
+} // namespace pk::detail
