@@ -19,12 +19,11 @@ namespace {
 using pk::all;
 
 pk::Kernel makeFma() {
-  return pk::Kernel(
-      "fma",
-      [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
-        o[all] = a[all] * b[all] + c[all];
-      },
-      {"a", "b", "c", "o"});
+  return pk::Kernel("fma",
+                    [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
+                      o[all] = a[all] * b[all] + c[all];
+                    },
+                    {"a", "b", "c", "o"});
 }
 
 struct Data {
@@ -95,7 +94,7 @@ void BM_Fma_fused_loop_1_thread(benchmark::State &state) {
   Data data(state.range(0));
   for (auto _ : state) {
     const float *__restrict a = data.a.data(), *__restrict b = data.b.data(),
-                *__restrict c = data.c.data();
+                            *__restrict c = data.c.data();
     float *__restrict o = data.o.data();
     for (int64_t i = 0; i < data.n; ++i)
       o[i] = a[i] * b[i] + c[i];
@@ -108,7 +107,7 @@ void BM_Fma_fused_loop_all_threads(benchmark::State &state) {
   Data data(state.range(0));
   for (auto _ : state) {
     const float *__restrict a = data.a.data(), *__restrict b = data.b.data(),
-                *__restrict c = data.c.data();
+                            *__restrict c = data.c.data();
     float *__restrict o = data.o.data();
 #pragma omp parallel for simd schedule(static)
     for (int64_t i = 0; i < data.n; ++i)

@@ -25,6 +25,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::pk::registerPkCompilerDialects(registry);
 
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "picokernel optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "picokernel optimizer driver\n", registry));
 }

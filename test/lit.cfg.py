@@ -16,6 +16,9 @@ config.test_exec_root = os.path.join(config.pk_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py", "fuzz"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+# Optional parts of the build (CMake PK_ENABLE_*), for REQUIRES: lines.
+if config.pk_enable_spirv_cross:
+    config.available_features.add("spirv-cross")
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 

@@ -60,12 +60,11 @@ template <typename Fn> double medianMilliseconds(int runs, Fn &&fn) {
 int main() {
   using pk::all;
   const int64_t n = 10'000'000;
-  pk::Kernel fma(
-      "fma",
-      [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
-        o[all] = a[all] * b[all] + c[all];
-      },
-      {"a", "b", "c", "o"});
+  pk::Kernel fma("fma",
+                 [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
+                   o[all] = a[all] * b[all] + c[all];
+                 },
+                 {"a", "b", "c", "o"});
 
   std::vector<float> a(n), b(n), c(n), o(n, 0.0f), reference(n), tmp(n);
   std::mt19937 gen(42);
@@ -88,7 +87,8 @@ int main() {
   std::cout << pk::printModule(*module);
   for (const std::string &stage : {"linalg", "fused", "bufferized", "llvm"}) {
     section("3. after stage '" + stage + "'");
-    std::cout << head(pk::lowerToStage(*module, stage), stage == "llvm" ? 24 : 40);
+    std::cout << head(pk::lowerToStage(*module, stage),
+                      stage == "llvm" ? 24 : 40);
   }
 
   section("4. run on " + std::to_string(n) + " float32 elements");

@@ -7,12 +7,11 @@
 
 int main() {
   using pk::all;
-  pk::Kernel fma(
-      "fma",
-      [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
-        o[all] = a[all] * b[all] + c[all];
-      },
-      {"a", "b", "c", "o"});
+  pk::Kernel fma("fma",
+                 [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
+                   o[all] = a[all] * b[all] + c[all];
+                 },
+                 {"a", "b", "c", "o"});
 
   std::vector<float> a = {1, 2, 3, 4}, b = {2, 4, 6, 8}, c = {3, 2, 1, 0.5},
                      o(4);
@@ -32,10 +31,9 @@ int main() {
 
   // Bad input is an exception that names the operation and this file's line.
   try {
-    pk::trace(
-        "bad",
-        [](pk::Ref x, pk::Ref y) { y[all] = pk::matmul(x[all], x[all]); },
-        {{"x", {2, 3}, pk::f32}, {"y", {2, 3}, pk::f32}});
+    pk::trace("bad",
+              [](pk::Ref x, pk::Ref y) { y[all] = pk::matmul(x[all], x[all]); },
+              {{"x", {2, 3}, pk::f32}, {"y", {2, 3}, pk::f32}});
   } catch (const pk::TraceError &error) {
     std::cout << "caught: " << error.what() << "\n";
     return 0;

@@ -95,6 +95,8 @@ private:
   }
 
   LogicalResult planLaunch(gpu::LaunchFuncOp launch) {
+    if (plan.spirv.empty())
+      return launch.emitError("a dispatch without GPU code");
     VulkanPlan::Step step;
     step.kind = VulkanPlan::Step::Dispatch;
     step.entryPoint = launch.getKernelName().getValue().str();

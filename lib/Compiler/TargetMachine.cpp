@@ -3,6 +3,7 @@
 #include "picokernel/Compiler/TargetMachine.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -28,6 +29,16 @@ mlir::pk::createTargetMachine(const TargetMachineOptions &options) {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
+  llvm::CodeGenOptLevel level = options.optLevel >= 3
+                                    ? llvm::CodeGenOptLevel::Aggressive
+                                    : llvm::CodeGenOptLevel::Default;
+  if (options.jit) {
+    auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!builder)
+      return builder.takeError();
+    builder->setCodeGenOptLevel(level);
+    return builder->createTargetMachine();
+  }
   llvm::Triple triple(options.triple.empty()
                           ? llvm::sys::getDefaultTargetTriple()
                           : options.triple);
@@ -41,9 +52,7 @@ mlir::pk::createTargetMachine(const TargetMachineOptions &options) {
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, host ? llvm::sys::getHostCPUName() : llvm::StringRef(options.cpu),
       host ? hostFeatures() : "", llvm::TargetOptions(), llvm::Reloc::PIC_,
-      std::nullopt,
-      options.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
-                            : llvm::CodeGenOptLevel::Default));
+      std::nullopt, level));
   if (!machine)
     return llvm::createStringError("cannot create a target machine for '" +
                                    triple.str() + "'");

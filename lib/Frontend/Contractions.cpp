@@ -1,5 +1,4 @@
-//===- Contractions.cpp - reductions and matmul of traced values
-//------------===//
+//===- Contractions.cpp - reductions and matmul of traced values ---------===//
 
 #include "TraceState.h"
 

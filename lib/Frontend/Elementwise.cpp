@@ -1,10 +1,76 @@
-//===- Elementwise.cpp - elementwise operations of traced values
-//------------===//
+//===- Elementwise.cpp - elementwise operations of traced values ----------===//
 
 #include "TraceState.h"
 
 namespace pk {
+
+const char *mathFunctionName(MathFunction function) {
+  switch (function) {
+#define PK_MATH_FUNCTION(Kind, name, Op, ...)                                  \
+  case MathFunction::Kind:                                                     \
+    return #name;
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
+  }
+  llvm_unreachable("unknown math function");
+}
+
 namespace detail {
+
+const char *binaryName(BinaryKind kind) {
+  switch (kind) {
+#define PK_BINARY(Kind, name, Op, ...)                                         \
+  case BinaryKind::Kind:                                                       \
+    return #name;
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
+  }
+  llvm_unreachable("unknown binary operation");
+}
+
+const char *compareName(CompareKind kind) {
+  switch (kind) {
+#define PK_COMPARISON(Kind, name, Op, ...)                                     \
+  case CompareKind::Kind:                                                      \
+    return #name;
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
+  }
+  llvm_unreachable("unknown comparison");
+}
+
+namespace {
+/// The pk op of a binary operation or comparison on operands of one type.
+mlir::Value createBinaryOp(mlir::OpBuilder &builder, mlir::Location loc,
+                           BinaryKind kind, mlir::Value l, mlir::Value r) {
+  switch (kind) {
+#define PK_BINARY(Kind, name, Op, ...)                                         \
+  case BinaryKind::Kind:                                                       \
+    return mlir::pk::Op::create(builder, loc, l, r);
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
+  }
+  llvm_unreachable("unknown binary operation");
+}
+
+mlir::Value createComparisonOp(mlir::OpBuilder &builder, mlir::Location loc,
+                               CompareKind kind, mlir::Value l, mlir::Value r) {
+  switch (kind) {
+#define PK_COMPARISON(Kind, name, Op, ...)                                     \
+  case CompareKind::Kind:                                                      \
+    return mlir::pk::Op::create(builder, loc, l, r);
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
+  }
+  llvm_unreachable("unknown comparison");
+}
+
+mlir::Value createMathOp(mlir::OpBuilder &builder, mlir::Location loc,
+                         MathFunction function, mlir::Value x) {
+  switch (function) {
+#define PK_MATH_FUNCTION(Kind, name, Op, ...)                                  \
+  case MathFunction::Kind:                                                     \
+    return mlir::pk::Op::create(builder, loc, x);
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
+  }
+  llvm_unreachable("unknown math function");
+}
+} // namespace
 
 Value TraceState::binary(BinaryKind kind, const Operand &lhs,
                          const Operand &rhs) {
@@ -18,18 +84,14 @@ Value TraceState::binary(BinaryKind kind, const Operand &lhs,
   if (kind == BinaryKind::Max || kind == BinaryKind::Min) {
     mlir::Value l = materialize(lhs, dtype, shape, op);
     mlir::Value r = materialize(rhs, dtype, shape, op);
-    if (kind == BinaryKind::Max)
-      return wrap(mlir::pk::MaximumOp::create(builder, loc, l, r));
-    return wrap(mlir::pk::MinimumOp::create(builder, loc, l, r));
+    return wrap(createBinaryOp(builder, loc, kind, l, r));
   }
   if (kind == BinaryKind::FloorDiv || kind == BinaryKind::Rem) {
     if (dtype == DType::Bool)
       dtype = DType::I8; // NumPy's bool // bool and bool % bool are int8
     mlir::Value l = materialize(lhs, dtype, shape, op);
     mlir::Value r = materialize(rhs, dtype, shape, op);
-    if (kind == BinaryKind::FloorDiv)
-      return wrap(mlir::pk::FloorDivOp::create(builder, loc, l, r));
-    return wrap(mlir::pk::RemOp::create(builder, loc, l, r));
+    return wrap(createBinaryOp(builder, loc, kind, l, r));
   }
   if (dtype == DType::Bool) {
     if (kind == BinaryKind::Sub)
@@ -41,28 +103,14 @@ Value TraceState::binary(BinaryKind kind, const Operand &lhs,
     // in int8 (0/1 operands cannot wrap to zero) and compare with zero.
     mlir::Value l = materialize(lhs, DType::I8, shape, op);
     mlir::Value r = materialize(rhs, DType::I8, shape, op);
-    mlir::Value result =
-        kind == BinaryKind::Add
-            ? mlir::Value(mlir::pk::AddOp::create(builder, loc, l, r))
-            : mlir::Value(mlir::pk::MulOp::create(builder, loc, l, r));
+    mlir::Value result = createBinaryOp(builder, loc, kind, l, r);
     return wrap(mlir::pk::CastOp::create(
         builder, loc, tensorType(shape, DType::Bool), result));
   }
 
   mlir::Value l = materialize(lhs, dtype, shape, op);
   mlir::Value r = materialize(rhs, dtype, shape, op);
-  switch (kind) {
-  case BinaryKind::Add:
-    return wrap(mlir::pk::AddOp::create(builder, loc, l, r));
-  case BinaryKind::Sub:
-    return wrap(mlir::pk::SubOp::create(builder, loc, l, r));
-  case BinaryKind::Mul:
-    return wrap(mlir::pk::MulOp::create(builder, loc, l, r));
-  case BinaryKind::Div:
-    return wrap(mlir::pk::DivOp::create(builder, loc, l, r));
-  default:
-    llvm_unreachable("handled above");
-  }
+  return wrap(createBinaryOp(builder, loc, kind, l, r));
 }
 
 bool TraceState::comparedWithHuge(CompareKind kind, bool hugeOnRight,
@@ -85,9 +133,7 @@ bool TraceState::comparedWithHuge(CompareKind kind, bool hugeOnRight,
 
 Value TraceState::compare(CompareKind kind, const Operand &lhs,
                           const Operand &rhs) {
-  static const char *names[] = {"less",          "less_equal", "greater",
-                                "greater_equal", "equal",      "not_equal"};
-  std::string op = names[int(kind)];
+  std::string op = compareName(kind);
   Shape shape = broadcastOperands(lhs, rhs, op);
   DType dtype = resultType(lhs, rhs);
   // NumPy 2 compares integers with a Python integer their dtype cannot
@@ -111,28 +157,11 @@ Value TraceState::compare(CompareKind kind, const Operand &lhs,
   mlir::Location loc = location(lhs.where());
   mlir::Value l = materialize(lhs, dtype, shape, op);
   mlir::Value r = materialize(rhs, dtype, shape, op);
-  switch (kind) {
-  case CompareKind::Lt:
-    return wrap(mlir::pk::LessOp::create(builder, loc, l, r));
-  case CompareKind::Le:
-    return wrap(mlir::pk::LessEqualOp::create(builder, loc, l, r));
-  case CompareKind::Gt:
-    return wrap(mlir::pk::GreaterOp::create(builder, loc, l, r));
-  case CompareKind::Ge:
-    return wrap(mlir::pk::GreaterEqualOp::create(builder, loc, l, r));
-  case CompareKind::Eq:
-    return wrap(mlir::pk::EqualOp::create(builder, loc, l, r));
-  case CompareKind::Ne:
-    return wrap(mlir::pk::NotEqualOp::create(builder, loc, l, r));
-  }
-  llvm_unreachable("unknown comparison");
+  return wrap(createComparisonOp(builder, loc, kind, l, r));
 }
 
 Value TraceState::mathFunction(MathFunction function, const Operand &operand) {
-  static const char *names[] = {"exp",   "log",     "log1p", "expm1", "sqrt",
-                                "rsqrt", "tanh",    "sin",   "cos",   "floor",
-                                "ceil",  "sigmoid", "erf"};
-  std::string op = names[int(function)];
+  std::string op = mathFunctionName(function);
   DType dtype = *arrayType(operand);
   // NumPy 2 rounds integers and booleans to themselves.
   if ((function == MathFunction::Floor || function == MathFunction::Ceil) &&
@@ -142,35 +171,7 @@ Value TraceState::mathFunction(MathFunction function, const Operand &operand) {
     dtype = promoteTypes(dtype, DType::F16); // NumPy: int8 -> float16, ...
   mlir::Value x = materialize(operand, dtype, shapeOf(operand), op);
   mlir::Location loc = location(operand.where());
-  switch (function) {
-  case MathFunction::Exp:
-    return wrap(mlir::pk::ExpOp::create(builder, loc, x));
-  case MathFunction::Log:
-    return wrap(mlir::pk::LogOp::create(builder, loc, x));
-  case MathFunction::Log1p:
-    return wrap(mlir::pk::Log1pOp::create(builder, loc, x));
-  case MathFunction::Expm1:
-    return wrap(mlir::pk::Expm1Op::create(builder, loc, x));
-  case MathFunction::Sqrt:
-    return wrap(mlir::pk::SqrtOp::create(builder, loc, x));
-  case MathFunction::Rsqrt:
-    return wrap(mlir::pk::RsqrtOp::create(builder, loc, x));
-  case MathFunction::Tanh:
-    return wrap(mlir::pk::TanhOp::create(builder, loc, x));
-  case MathFunction::Sin:
-    return wrap(mlir::pk::SinOp::create(builder, loc, x));
-  case MathFunction::Cos:
-    return wrap(mlir::pk::CosOp::create(builder, loc, x));
-  case MathFunction::Floor:
-    return wrap(mlir::pk::FloorOp::create(builder, loc, x));
-  case MathFunction::Ceil:
-    return wrap(mlir::pk::CeilOp::create(builder, loc, x));
-  case MathFunction::Sigmoid:
-    return wrap(mlir::pk::SigmoidOp::create(builder, loc, x));
-  case MathFunction::Erf:
-    return wrap(mlir::pk::ErfOp::create(builder, loc, x));
-  }
-  llvm_unreachable("unknown math function");
+  return wrap(createMathOp(builder, loc, function, x));
 }
 
 Value TraceState::power(const Operand &base, const Operand &exponent,

@@ -1,5 +1,4 @@
-//===- Indexing.cpp - NumPy's basic indexing of traced values
-//---------------===//
+//===- Indexing.cpp - NumPy's basic indexing of traced values ------------===//
 
 #include "TraceState.h"
 

@@ -1,5 +1,4 @@
-//===- Promotion.cpp - NumPy's type promotion and constants
-//-----------------===//
+//===- Promotion.cpp - NumPy's type promotion and constants --------------===//
 
 #include "TraceState.h"
 

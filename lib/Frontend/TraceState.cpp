@@ -1,5 +1,4 @@
-//===- TraceState.cpp - parameters, loads, stores and ownership
-//-------------===//
+//===- TraceState.cpp - parameters, loads, stores, ownership -------------===//
 
 #include "TraceState.h"
 

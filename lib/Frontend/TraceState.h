@@ -1,5 +1,4 @@
-//===- TraceState.h - the state of one trace, private ------------*- C++
-//-*-===//
+//===- TraceState.h - the state of one trace (private) ---------*- C++ -*-===//
 //
 // Each trace owns a TraceState: the module being built, a builder positioned
 // in the kernel body, and the open flag that makes values unusable once
@@ -40,16 +39,20 @@
 namespace pk {
 namespace detail {
 
-enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, FloorDiv, Rem };
+enum class BinaryKind {
+#define PK_BINARY(Kind, name, Op, ...) Kind,
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
+};
 
 /// NumPy's name of the operation, used in error messages.
-inline const char *binaryName(BinaryKind kind) {
-  static const char *names[] = {"add",          "subtract", "multiply",
-                                "divide",       "maximum",  "minimum",
-                                "floor_divide", "remainder"};
-  return names[int(kind)];
-}
-enum class CompareKind { Lt, Le, Gt, Ge, Eq, Ne };
+const char *binaryName(BinaryKind kind);
+enum class CompareKind {
+#define PK_COMPARISON(Kind, name, Op, ...) Kind,
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
+};
+
+/// NumPy's name of the comparison, used in error messages.
+const char *compareName(CompareKind kind);
 
 [[noreturn]] inline void
 fail(const SourceLoc &where, const std::string &op, const std::string &message,

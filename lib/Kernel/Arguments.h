@@ -1,5 +1,4 @@
-//===- Arguments.h - checking the arrays a kernel is called with -*- C++
-//-*-===//
+//===- Arguments.h - checking the arrays of a call -------------*- C++ -*-===//
 //
 // Private to the kernel layer: what a call's arrays must satisfy (count,
 // dtype, rank, size, contiguity, data) and which of them are the same array

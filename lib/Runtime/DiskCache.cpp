@@ -19,8 +19,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <mutex>
-#include <tuple>
 #include <sys/stat.h>
+#include <tuple>
 #include <unistd.h>
 
 namespace pk {
@@ -61,8 +61,8 @@ std::string distrust(const struct stat &status) {
 void discardUntrusted(const std::string &path, const std::string &why) {
   static std::once_flag once;
   std::call_once(once, [&] {
-    llvm::errs() << "picokernel: ignoring the disk cache entry " << path
-                 << ": " << why << " (entries are machine code)\n";
+    llvm::errs() << "picokernel: ignoring the disk cache entry " << path << ": "
+                 << why << " (entries are machine code)\n";
   });
   ::unlink(path.c_str());
 }
@@ -293,11 +293,10 @@ void DiskCache::store(const std::string &key, const std::vector<char> &object) {
   std::memcpy(header.magic, kMagic, sizeof(kMagic));
   header.size = object.size();
   header.checksum = checksumOf(object.data(), object.size());
-  bool written =
-      ::fchmod(file.get(), 0600) == 0 &&
-      writeAll(file.get(), reinterpret_cast<const char *>(&header),
-               sizeof(header)) &&
-      writeAll(file.get(), object.data(), object.size());
+  bool written = ::fchmod(file.get(), 0600) == 0 &&
+                 writeAll(file.get(), reinterpret_cast<const char *>(&header),
+                          sizeof(header)) &&
+                 writeAll(file.get(), object.data(), object.size());
   written = file.close() && written;
   // rename() replaces the entry atomically (a symlink there is replaced,
   // not followed): readers see the old file or the new one, never a mix;
@@ -343,11 +342,10 @@ void DiskCache::trim() {
   ::closedir(directory);
   if (total <= maxBytes)
     return;
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry &a, const Entry &b) {
-              return std::tie(a.used.tv_sec, a.used.tv_nsec) <
-                     std::tie(b.used.tv_sec, b.used.tv_nsec);
-            });
+  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
+    return std::tie(a.used.tv_sec, a.used.tv_nsec) <
+           std::tie(b.used.tv_sec, b.used.tv_nsec);
+  });
   for (const Entry &entry : entries) {
     if (total <= maxBytes)
       break;

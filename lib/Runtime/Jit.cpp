@@ -34,9 +34,9 @@
 #include <cerrno>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
-#include <sys/stat.h>
 
 namespace pk {
 
@@ -179,8 +179,8 @@ std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
     std::string known;
     for (const std::string &name : names)
       known += (known.empty() ? "" : ", ") + name;
-    throw CompileError("lower: unknown stage '" + stage + "' (stages: " +
-                       known + ")");
+    throw CompileError("lower: unknown stage '" + stage +
+                       "' (stages: " + known + ")");
   }
   mlir::pk::prepareContextForCompilation(*module.getContext());
   mlir::OwningOpRef<mlir::ModuleOp> copy(module.clone());
@@ -238,8 +238,7 @@ static void storeObject(DiskCache &disk, const std::string &key,
 CompiledKernel::~CompiledKernel() = default;
 
 std::unique_ptr<CompiledKernel>
-CompiledKernel::compile(mlir::ModuleOp module,
-                        const CompileOptions &options) {
+CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   initializeNativeCodegen();
   std::unique_ptr<CompiledKernel> compiled(new CompiledKernel());
   compiled->describe(module);
@@ -286,8 +285,7 @@ CompiledKernel::compile(mlir::ModuleOp module,
     llvm::function_ref<void()> beforeStage = nullptr;
     if (options.checkInterrupt)
       beforeStage = options.checkInterrupt;
-    if (mlir::failed(
-            mlir::pk::runCpuPipeline(module, pipeline, beforeStage)))
+    if (mlir::failed(mlir::pk::runCpuPipeline(module, pipeline, beforeStage)))
       throw CompileError("compile: the CPU pipeline failed on kernel '" +
                          compiled->name() + "':\n" + diagnostics.text());
   }
@@ -305,6 +303,7 @@ CompiledKernel::compile(mlir::ModuleOp module,
                                            : llvm::CodeGenOptLevel::Default;
   mlir::pk::TargetMachineOptions host;
   host.optLevel = options.optLevel;
+  host.jit = true;
   auto machine = mlir::pk::createTargetMachine(host);
   if (!machine)
     throw CompileError("compile: cannot create a target machine: " +

@@ -1,5 +1,6 @@
 //===- ComputeInPlace.cpp - elementwise updates of a ref in place ---------===//
 
+#include "picokernel/Support/Bufferization.h"
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -14,14 +15,6 @@ namespace mlir::pk {
 using namespace mlir;
 
 namespace {
-
-/// The loaded contents of `memref`: its one to_tensor in the function.
-bufferization::ToTensorOp loadedContents(Value memref) {
-  for (Operation *user : memref.getUsers())
-    if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(user))
-      return toTensor;
-  return {};
-}
 
 /// Whether `value` is `contents` or a view of it (a slice or a reshape).
 bool isViewOf(Value value, Value contents) {
@@ -61,7 +54,8 @@ struct ComputeInPlacePass
   void runOnOperation() override {
     getOperation().walk([](bufferization::MaterializeInDestinationOp store) {
       auto generic = store.getSource().getDefiningOp<linalg::GenericOp>();
-      bufferization::ToTensorOp contents = loadedContents(store.getDest());
+      bufferization::ToTensorOp contents =
+          mlir::pk::loadedContents(store.getDest());
       if (!generic || !contents || !contents.getWritable() ||
           !isElementwiseUpdateOf(generic, contents.getResult()))
         return;

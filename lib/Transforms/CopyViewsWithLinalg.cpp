@@ -1,5 +1,4 @@
-//===- CopyViewsWithLinalg.cpp - view copies as loop nests
-//-----------------===//
+//===- CopyViewsWithLinalg.cpp - view copies as loop nests ---------------===//
 
 #include "picokernel/Transforms/Passes.h"
 

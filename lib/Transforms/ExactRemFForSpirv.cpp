@@ -21,9 +21,9 @@ namespace {
 
 /// The layout of a binary floating-point format.
 struct FloatFormat {
-  unsigned width;          // bits in all
-  unsigned mantissaBits;   // explicitly stored significand bits
-  unsigned quotientChunk;  // quotient bits per iteration in 64-bit integers
+  unsigned width;         // bits in all
+  unsigned mantissaBits;  // explicitly stored significand bits
+  unsigned quotientChunk; // quotient bits per iteration in 64-bit integers
 };
 
 /// fmod(x, y) for f32 or f64 scalars, exactly.
@@ -35,8 +35,8 @@ Value buildExactRemainder(OpBuilder &b, Location loc, Value x, Value y,
     return arith::ConstantIntOp::create(b, loc, i64, value);
   };
   auto bits = [&](Value value) -> Value {
-    Value raw = arith::BitcastOp::create(
-        b, loc, b.getIntegerType(format.width), value);
+    Value raw =
+        arith::BitcastOp::create(b, loc, b.getIntegerType(format.width), value);
     return format.width == 64 ? raw : arith::ExtUIOp::create(b, loc, i64, raw);
   };
   auto cmp = [&](arith::CmpIPredicate predicate, Value l, Value r) -> Value {
@@ -47,9 +47,9 @@ Value buildExactRemainder(OpBuilder &b, Location loc, Value x, Value y,
   };
   unsigned m = format.mantissaBits;
   int64_t exponentMask = (int64_t(1) << (format.width - 1 - m)) - 1;
-  Value absMask = constant(format.width == 64
-                               ? std::numeric_limits<int64_t>::max()
-                               : (int64_t(1) << (format.width - 1)) - 1);
+  Value absMask =
+      constant(format.width == 64 ? std::numeric_limits<int64_t>::max()
+                                  : (int64_t(1) << (format.width - 1)) - 1);
   Value infinityBits = constant(exponentMask << m);
 
   Value ax = arith::AndIOp::create(b, loc, bits(x), absMask);
@@ -57,7 +57,8 @@ Value buildExactRemainder(OpBuilder &b, Location loc, Value x, Value y,
   // fmod is NaN for y = 0, x = ±inf and NaN operands.
   Value isNaN = arith::OrIOp::create(
       b, loc,
-      arith::OrIOp::create(b, loc, cmp(arith::CmpIPredicate::eq, ay, constant(0)),
+      arith::OrIOp::create(b, loc,
+                           cmp(arith::CmpIPredicate::eq, ay, constant(0)),
                            cmp(arith::CmpIPredicate::uge, ax, infinityBits)),
       cmp(arith::CmpIPredicate::ugt, ay, infinityBits));
   Value xIsSmaller = cmp(arith::CmpIPredicate::ult, ax, ay);
@@ -103,7 +104,8 @@ Value buildExactRemainder(OpBuilder &b, Location loc, Value x, Value y,
             nb, nloc, chunk, arith::SubIOp::create(nb, nloc, steps, done));
         Value reduced = arith::RemUIOp::create(nb, nloc, args[0], my);
         scf::YieldOp::create(
-            nb, nloc, ValueRange{arith::ShLIOp::create(nb, nloc, reduced, shift)});
+            nb, nloc,
+            ValueRange{arith::ShLIOp::create(nb, nloc, reduced, shift)});
       });
   // ex - ey is at most the largest biased exponent of a finite value less
   // one (ey >= 1).
@@ -116,11 +118,11 @@ Value buildExactRemainder(OpBuilder &b, Location loc, Value x, Value y,
   // power of two is a float (subnormal when ey <= m), so the product is the
   // exact, representable result.
   Value scaleExponent = arith::SubIOp::create(b, loc, ey, mantissaBits);
-  Value scaleBits = select(
-      cmp(arith::CmpIPredicate::sge, scaleExponent, one),
-      arith::ShLIOp::create(b, loc, scaleExponent, mantissaBits),
-      arith::ShLIOp::create(b, loc, one,
-                            arith::SubIOp::create(b, loc, ey, one)));
+  Value scaleBits =
+      select(cmp(arith::CmpIPredicate::sge, scaleExponent, one),
+             arith::ShLIOp::create(b, loc, scaleExponent, mantissaBits),
+             arith::ShLIOp::create(b, loc, one,
+                                   arith::SubIOp::create(b, loc, ey, one)));
   if (format.width != 64)
     scaleBits = arith::TruncIOp::create(b, loc, b.getIntegerType(format.width),
                                         scaleBits);
@@ -133,8 +135,9 @@ Value buildExactRemainder(OpBuilder &b, Location loc, Value x, Value y,
   // (x * y) / (x * y), let Mesa's optimizer fold it away when y was 0).
   Value nan = arith::ConstantOp::create(
       b, loc, floatType,
-      b.getFloatAttr(floatType, APFloat::getQNaN(
-                                    cast<FloatType>(floatType).getFloatSemantics())));
+      b.getFloatAttr(
+          floatType,
+          APFloat::getQNaN(cast<FloatType>(floatType).getFloatSemantics())));
   return select(isNaN, nan, result);
 }
 
@@ -149,8 +152,8 @@ struct ExactRemF : public OpRewritePattern<arith::RemFOp> {
     Location loc = op.getLoc();
     Value x = op.getLhs(), y = op.getRhs();
     if (type.isF64()) {
-      rewriter.replaceOp(op, buildExactRemainder(rewriter, loc, x, y,
-                                                 {64, 52, 10}));
+      rewriter.replaceOp(
+          op, buildExactRemainder(rewriter, loc, x, y, {64, 52, 10}));
       return success();
     }
     // Narrower formats: their remainder is exact in float32 too.

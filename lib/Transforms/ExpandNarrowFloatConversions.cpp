@@ -71,10 +71,10 @@ struct TruncateF64ToHalf : public OpRewritePattern<arith::TruncFOp> {
     Location loc = op.getLoc();
     Value narrow =
         to.isF16() ? truncateToOdd(rewriter, loc, op.getIn())
-                   : arith::TruncFOp::create(
-                         rewriter, loc,
-                         withElement(op.getIn().getType(), rewriter.getF32Type()),
-                         op.getIn());
+                   : arith::TruncFOp::create(rewriter, loc,
+                                             withElement(op.getIn().getType(),
+                                                         rewriter.getF32Type()),
+                                             op.getIn());
     rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, op.getType(), narrow);
     return success();
   }

@@ -58,8 +58,7 @@ struct Member {
 
 class TreeFuser {
 public:
-  TreeFuser(linalg::GenericOp root, unsigned maxBodyOps,
-            RewriterBase &rewriter)
+  TreeFuser(linalg::GenericOp root, unsigned maxBodyOps, RewriterBase &rewriter)
       : root(root), maxBodyOps(maxBodyOps), rewriter(rewriter) {}
 
   /// Replaces `root` and the producers it absorbs (erased, and listed in
@@ -83,9 +82,8 @@ public:
 private:
   /// The tree, root first, then producers breadth first.
   void collect() {
-    members.push_back(
-        {root, AffineMap::getMultiDimIdentityMap(root.getNumLoops(),
-                                                 root.getContext())});
+    members.push_back({root, AffineMap::getMultiDimIdentityMap(
+                                 root.getNumLoops(), root.getContext())});
     size_t bodyOps = root.getBody()->getOperations().size() - 1;
     for (size_t next = 0; next < members.size(); ++next) {
       Member member = members[next];
@@ -160,8 +158,8 @@ private:
       argTypes.push_back(getElementTypeOrSelf(value.getType()));
       argLocs.push_back(value.getLoc());
     }
-    Block *body = rewriter.createBlock(&fused.getRegion(), {}, argTypes,
-                                       argLocs);
+    Block *body =
+        rewriter.createBlock(&fused.getRegion(), {}, argTypes, argLocs);
 
     // The bodies in program order (producers precede their consumers, the
     // root comes last): each member's yielded value, once computed.
@@ -227,8 +225,7 @@ struct FuseElementwiseTreesPass
     // Roots from the last op back: a producer is absorbed by the tree of
     // its consumer before it could be a root itself.
     SmallVector<linalg::GenericOp> generics;
-    getOperation()->walk(
-        [&](linalg::GenericOp op) { generics.push_back(op); });
+    getOperation()->walk([&](linalg::GenericOp op) { generics.push_back(op); });
     DenseSet<Operation *> erased;
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : llvm::reverse(generics)) {

@@ -46,9 +46,8 @@ struct IeeeFloatsForSpirvPass
           !zero.getValue().isZero())
         return;
       builder.setInsertionPoint(divide);
-      APFloat infinity =
-          APFloat::getInf(zero.getValue().getSemantics(),
-                          zero.getValue().isNegative());
+      APFloat infinity = APFloat::getInf(zero.getValue().getSemantics(),
+                                         zero.getValue().isNegative());
       Value factor = spirv::ConstantOp::create(
           builder, divide.getLoc(), zero.getType(),
           builder.getFloatAttr(zero.getType(), infinity));
@@ -97,9 +96,8 @@ struct IeeeFloatsForSpirvPass
       }
       builder.setInsertionPointToStart(&function.front());
       Value address = spirv::AddressOfOp::create(builder, loc, zeroVariable);
-      Value member = spirv::ConstantOp::create(builder, loc,
-                                               builder.getI32Type(),
-                                               builder.getI32IntegerAttr(0));
+      Value member = spirv::ConstantOp::create(
+          builder, loc, builder.getI32Type(), builder.getI32IntegerAttr(0));
       Value pointer = spirv::AccessChainOp::create(builder, loc, address,
                                                    ValueRange{member});
       Value zero = spirv::LoadOp::create(builder, loc, pointer);
@@ -113,8 +111,8 @@ struct IeeeFloatsForSpirvPass
           builder.setInsertionPointAfter(zero.getDefiningOp());
           replacement = zero;
           if (value.getType() != f32)
-            replacement = spirv::FConvertOp::create(builder, loc,
-                                                    value.getType(), zero);
+            replacement =
+                spirv::FConvertOp::create(builder, loc, value.getType(), zero);
           if (negative)
             replacement = spirv::FNegateOp::create(builder, loc, replacement);
         }

@@ -19,8 +19,7 @@ namespace {
 int64_t iterationCount(linalg::LinalgOp op) {
   int64_t count = 1;
   for (int64_t size : op.getStaticLoopRanges()) {
-    if (ShapedType::isDynamic(size) ||
-        (size != 0 && count > INT64_MAX / size))
+    if (ShapedType::isDynamic(size) || (size != 0 && count > INT64_MAX / size))
       return INT64_MAX;
     count *= size;
   }
@@ -50,13 +49,13 @@ struct LowerLinalgToLoopsPass
     getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
-      bool parallel = parallelThreshold > 0 &&
-                      iterationCount(op) >= parallelThreshold &&
-                      op.getNumLoops() > 0 &&
-                      op.getIteratorTypesArray().front() ==
-                          utils::IteratorType::parallel;
+      bool parallel =
+          parallelThreshold > 0 && iterationCount(op) >= parallelThreshold &&
+          op.getNumLoops() > 0 &&
+          op.getIteratorTypesArray().front() == utils::IteratorType::parallel;
       rewriter.setInsertionPoint(op);
-      FailureOr<linalg::LinalgLoops> loops = linalg::linalgOpToLoops(rewriter, op);
+      FailureOr<linalg::LinalgLoops> loops =
+          linalg::linalgOpToLoops(rewriter, op);
       if (failed(loops)) {
         op.emitOpError("could not be lowered to loops");
         return signalPassFailure();

@@ -24,10 +24,12 @@ struct ParallelLoopsOutermostPass
     for (linalg::GenericOp generic : generics) {
       // The old loop index of each new loop: parallel ones first.
       SmallVector<unsigned> order;
-      for (auto [index, iterator] : llvm::enumerate(generic.getIteratorTypesArray()))
+      for (auto [index, iterator] :
+           llvm::enumerate(generic.getIteratorTypesArray()))
         if (iterator == utils::IteratorType::parallel)
           order.push_back(index);
-      for (auto [index, iterator] : llvm::enumerate(generic.getIteratorTypesArray()))
+      for (auto [index, iterator] :
+           llvm::enumerate(generic.getIteratorTypesArray()))
         if (iterator != utils::IteratorType::parallel)
           order.push_back(index);
       if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))

@@ -17,7 +17,8 @@ using namespace mlir;
 namespace {
 
 struct PrepareSpirvKernelsPass
-    : public mlir::pk::impl::PkPrepareSpirvKernelsBase<PrepareSpirvKernelsPass> {
+    : public mlir::pk::impl::PkPrepareSpirvKernelsBase<
+          PrepareSpirvKernelsPass> {
   using PkPrepareSpirvKernelsBase::PkPrepareSpirvKernelsBase;
 
   void runOnOperation() override {
@@ -89,7 +90,8 @@ struct PrepareSpirvKernelsPass
     ModuleOp module = getOperation();
     SymbolTable symbols(target);
     for (gpu::GPUModuleOp other : others) {
-      for (Operation &op : llvm::make_early_inc_range(other.getBody()->getOperations())) {
+      for (Operation &op :
+           llvm::make_early_inc_range(other.getBody()->getOperations())) {
         auto kernel = dyn_cast<gpu::GPUFuncOp>(op);
         if (!kernel)
           continue;

@@ -57,7 +57,8 @@ public:
       if (!TypeConverter::isLegal(function.getArgumentTypes()) ||
           !TypeConverter::isLegal(function.getResultTypes()))
         return false;
-    return TypeConverter::isLegal(op) && llvm::all_of(op->getAttrs(), legalAttr) &&
+    return TypeConverter::isLegal(op) &&
+           llvm::all_of(op->getAttrs(), legalAttr) &&
            llvm::all_of(op->getRegions(), legalRegion);
   }
 };
@@ -106,9 +107,10 @@ struct StoreBF16AsI16Pass
     patterns.add<RetypeOperation>(converter, context);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
-    populateFunctionOpInterfaceTypeConversionPattern<gpu::GPUFuncOp>(
-        patterns, converter);
-    if (failed(applyFullConversion(getOperation(), target, std::move(patterns))))
+    populateFunctionOpInterfaceTypeConversionPattern<gpu::GPUFuncOp>(patterns,
+                                                                     converter);
+    if (failed(
+            applyFullConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }
 };

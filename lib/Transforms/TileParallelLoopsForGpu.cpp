@@ -89,8 +89,7 @@ struct TileParallelLoopsForGpuPass
       for (unsigned d = 0; d + 2 < rank; ++d)
         leading.push_back(d);
       rewriter.setInsertionPoint(loop);
-      collapseParallelLoops(rewriter, loop,
-                                 {leading, {rank - 2}, {rank - 1}});
+      collapseParallelLoops(rewriter, loop, {leading, {rank - 2}, {rank - 1}});
     }
     return collapsed;
   }
@@ -128,8 +127,8 @@ struct TileParallelLoopsForGpuPass
         threads = nested;
     unsigned rank = workgroups.getNumLoops();
     auto block = [&](unsigned axis) {
-      return dim(gpu::Processor(static_cast<unsigned>(gpu::Processor::BlockX) +
-                                axis));
+      return dim(
+          gpu::Processor(static_cast<unsigned>(gpu::Processor::BlockX) + axis));
     };
     SmallVector<gpu::ParallelLoopDimMappingAttr> outer, inner;
     if (!threads) {
@@ -152,10 +151,11 @@ struct TileParallelLoopsForGpuPass
     return success();
   }
 
-  static std::optional<SmallVector<int64_t>> staticExtents(scf::ParallelOp loop) {
+  static std::optional<SmallVector<int64_t>>
+  staticExtents(scf::ParallelOp loop) {
     SmallVector<int64_t> extents;
-    for (auto [lower, upper, step] :
-         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    for (auto [lower, upper, step] : llvm::zip(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
       std::optional<int64_t> lo = getConstantIntValue(lower),
                              hi = getConstantIntValue(upper),
                              st = getConstantIntValue(step);

@@ -51,35 +51,17 @@ _pk = _picokernel
 where = _traced_or_numpy("where", _pk.where, np.where)
 maximum = _traced_or_numpy("maximum", _pk.maximum, np.maximum)
 minimum = _traced_or_numpy("minimum", _pk.minimum, np.minimum)
-exp = _traced_or_numpy("exp", _pk.exp, np.exp)
-log = _traced_or_numpy("log", _pk.log, np.log)
-log1p = _traced_or_numpy("log1p", _pk.log1p, np.log1p)
-expm1 = _traced_or_numpy("expm1", _pk.expm1, np.expm1)
-sqrt = _traced_or_numpy("sqrt", _pk.sqrt, np.sqrt)
-rsqrt = _traced_or_numpy("rsqrt", _pk.rsqrt, _interpreter.rsqrt)
-tanh = _traced_or_numpy("tanh", _pk.tanh, np.tanh)
-sin = _traced_or_numpy("sin", _pk.sin, np.sin)
-cos = _traced_or_numpy("cos", _pk.cos, np.cos)
-floor = _traced_or_numpy("floor", _pk.floor, np.floor)
-ceil = _traced_or_numpy("ceil", _pk.ceil, np.ceil)
-sigmoid = _traced_or_numpy("sigmoid", _pk.sigmoid, _interpreter.sigmoid)
-erf = _traced_or_numpy("erf", _pk.erf, _interpreter.erf)
-del _pk
+# The math functions of the op table (PkElementwiseOps.def): exp, log, log1p,
+# expm1, sqrt, rsqrt, tanh, sin, cos, floor, ceil, sigmoid, erf. Outside a
+# trace each is NumPy's (or the interpreter's, where NumPy has none).
+for _name in _pk.MATH_FUNCTIONS:
+    globals()[_name] = _traced_or_numpy(
+        _name, getattr(_pk, _name),
+        getattr(_interpreter, _name, None) or getattr(np, _name))
+del _pk, _name
 
 __all__ = [
-    "ceil",
-    "cos",
-    "erf",
-    "exp",
-    "expm1",
-    "floor",
-    "log",
-    "log1p",
-    "rsqrt",
-    "sigmoid",
-    "sin",
-    "sqrt",
-    "tanh",
+    *_picokernel.MATH_FUNCTIONS,
     "CacheInfo",
     "Kernel",
     "KernelIR",

@@ -20,7 +20,7 @@ std::string reprOf(nb::handle object) {
         pythonLocation().str() +
             ": error: only integers, slices (`:`) and ellipsis (`...`) are "
             "valid indices "
-        "in a picokernel kernel; got " +
+            "in a picokernel kernel; got " +
             reprOf(item) + why);
 }
 

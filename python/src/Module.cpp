@@ -58,9 +58,8 @@ public:
     size_t count = args.size();
     if (count != paramNames.size())
       throw nb::type_error((kernel.name() + "() takes " +
-                            std::to_string(paramNames.size()) +
-                            " arrays (" + joinedNames() + "), got " +
-                            std::to_string(count))
+                            std::to_string(paramNames.size()) + " arrays (" +
+                            joinedNames() + "), got " + std::to_string(count))
                                .c_str());
     llvm::SmallVector<ArrayView, 8> views(count);
     llvm::SmallVector<int64_t, 64> dims;
@@ -69,12 +68,11 @@ public:
     for (size_t i = 0; i < count; ++i) {
       PyObject *object = args[i].ptr();
       if (!PyArray_Check(object))
-        throw nb::type_error(("argument '" + paramNames[i] + "' of " +
-                              kernel.name() +
-                              "() must be a numpy.ndarray, got " +
-                              nb::cast<std::string>(
-                                  nb::type_name(args[i].type())))
-                                 .c_str());
+        throw nb::type_error(
+            ("argument '" + paramNames[i] + "' of " + kernel.name() +
+             "() must be a numpy.ndarray, got " +
+             nb::cast<std::string>(nb::type_name(args[i].type())))
+                .c_str());
       totalDims += PyArray_NDIM((PyArrayObject *)object);
     }
     dims.reserve(totalDims); // the views' shapes point into it
@@ -82,17 +80,19 @@ public:
       auto *array = (PyArrayObject *)args[i].ptr();
       std::optional<DType> dtype = fromNumPy(PyArray_DESCR(array));
       if (!dtype)
-        throw nb::type_error(("argument '" + paramNames[i] +
-                              "' has dtype " +
+        throw nb::type_error(("argument '" + paramNames[i] + "' has dtype " +
                               numpyName(PyArray_DESCR(array)) +
                               ", which picokernel does not support")
                                  .c_str());
       size_t start = dims.size();
-      dims.append(PyArray_DIMS(array), PyArray_DIMS(array) + PyArray_NDIM(array));
-      views[i] = ArrayView{PyArray_DATA(array), *dtype,
-                           std::span<const int64_t>(dims.data() + start,
-                                                    dims.size() - start),
-                           {}, !PyArray_ISWRITEABLE(array)};
+      dims.append(PyArray_DIMS(array),
+                  PyArray_DIMS(array) + PyArray_NDIM(array));
+      views[i] = ArrayView{
+          PyArray_DATA(array),
+          *dtype,
+          std::span<const int64_t>(dims.data() + start, dims.size() - start),
+          {},
+          !PyArray_ISWRITEABLE(array)};
       // Compiled code reads native, aligned, C-contiguous arrays; others
       // (strided, Fortran-order, byte-swapped, misaligned) run on copies.
       direct &= PyArray_IS_C_CONTIGUOUS(array) && PyArray_ISNOTSWAPPED(array) &&
@@ -168,9 +168,9 @@ private:
     if (backend == "vulkan")
       options.backend = Backend::Vulkan;
     else if (backend != "cpu")
-      throw nb::value_error(("unknown backend '" + backend +
-                             "'; available: 'cpu', 'vulkan'")
-                                .c_str());
+      throw nb::value_error(
+          ("unknown backend '" + backend + "'; available: 'cpu', 'vulkan'")
+              .c_str());
     if (workgroupSize < 1)
       throw nb::value_error("workgroup_size must be positive");
     options.vulkan.workgroupSize = workgroupSize;
@@ -223,8 +223,8 @@ private:
     for (nb::handle array : groups) {
       nb::object dtype = array.attr("dtype").attr("newbyteorder")("=");
       copies.append(numpy.attr("array")(array, nb::arg("dtype") = dtype,
-                                         nb::arg("copy") = true,
-                                         nb::arg("order") = "C"));
+                                        nb::arg("copy") = true,
+                                        nb::arg("order") = "C"));
     }
     nb::list arguments;
     for (size_t i = 0; i < args.size(); ++i)
@@ -284,9 +284,9 @@ private:
     llvm::SmallVector<ArrayView, 8> views;
     for (size_t i = 0; i < args.size(); ++i) {
       auto *array = (PyArrayObject *)args[i].ptr();
-      views.push_back({PyArray_DATA(array), signature[i].dtype,
-                       std::span<const int64_t>(PyArray_DIMS(array),
-                                                PyArray_NDIM(array))});
+      views.push_back(
+          {PyArray_DATA(array), signature[i].dtype,
+           std::span<const int64_t>(PyArray_DIMS(array), PyArray_NDIM(array))});
     }
     nb::gil_scoped_release release;
     return kernel.writtenArguments(views);
@@ -297,8 +297,8 @@ private:
   Signature signatureOf(nb::args args) {
     if (args.size() != paramNames.size())
       throw nb::type_error((kernel.name() + "() takes " +
-                            std::to_string(paramNames.size()) +
-                            " arrays (" + joinedNames() + "), got " +
+                            std::to_string(paramNames.size()) + " arrays (" +
+                            joinedNames() + "), got " +
                             std::to_string(args.size()))
                                .c_str());
     nb::object numpy = nb::module_::import_("numpy");
@@ -311,8 +311,7 @@ private:
       nb::object descr = numpy.attr("dtype")(args[i].attr("dtype"));
       std::optional<DType> dtype = fromNumPy((PyArray_Descr *)descr.ptr());
       if (!dtype)
-        throw nb::type_error(("argument '" + paramNames[i] +
-                              "' has dtype " +
+        throw nb::type_error(("argument '" + paramNames[i] + "' has dtype " +
                               numpyName((PyArray_Descr *)descr.ptr()) +
                               ", which picokernel does not support")
                                  .c_str());
@@ -352,8 +351,7 @@ traceFunction(nb::callable function, std::string name,
                            " dtypes")
                               .c_str());
   if (count != paramNames.size())
-    throw nb::type_error((name + " takes " +
-                          std::to_string(paramNames.size()) +
+    throw nb::type_error((name + " takes " + std::to_string(paramNames.size()) +
                           " refs, but trace_kernel got " +
                           std::to_string(count) + " shapes")
                              .c_str());
@@ -398,10 +396,10 @@ void translateErrors(const std::exception_ptr &error, void *) {
     if (e.category() == TraceError::Category::Axis) {
       // numpy.exceptions.AxisError: a ValueError and an IndexError.
       nb::object numpy = nb::module_::import_("numpy");
-      nb::object axisError = (nb::hasattr(numpy, "exceptions")
-                                  ? numpy.attr("exceptions")
-                                  : numpy) // NumPy < 1.25
-                                 .attr("AxisError");
+      nb::object axisError =
+          (nb::hasattr(numpy, "exceptions") ? numpy.attr("exceptions")
+                                            : numpy) // NumPy < 1.25
+              .attr("AxisError");
       PyErr_SetObject(axisError.ptr(), nb::str(e.what()).ptr());
       return;
     }
@@ -434,8 +432,7 @@ NB_MODULE(_picokernel, m) {
                        "A kernel compiled on first use for each combination "
                        "of shapes and dtypes.")
       .def(nb::init<nb::callable, std::string, std::vector<std::string>,
-                    int64_t, size_t, const std::string &, int64_t,
-                    uint64_t>(),
+                    int64_t, size_t, const std::string &, int64_t, uint64_t>(),
            nb::arg("function"), nb::arg("name"), nb::arg("param_names"),
            nb::arg("parallel_threshold") = defaults::kParallelThreshold,
            nb::arg("max_cache_entries") = defaults::kMaxCacheEntries,
@@ -460,13 +457,15 @@ NB_MODULE(_picokernel, m) {
   m.attr("DEFAULT_MAX_DEVICE_BYTES") = defaults::kMaxDeviceBytes;
 
   m.def("_trace_function", &traceFunction);
-  m.def("vulkan_device", [] { return vulkanDeviceName(); },
-        "The Vulkan device kernels with backend='vulkan' run on.");
+  m.def(
+      "vulkan_device", [] { return vulkanDeviceName(); },
+      "The Vulkan device kernels with backend='vulkan' run on.");
   m.def("vulkan_available", [] {
     std::string why;
     bool available = vulkanAvailable(&why);
     return std::make_pair(available, why);
   });
-  m.def("stages", [] { return stageNames(); },
-        "The names of the compilation stages, in order.");
+  m.def(
+      "stages", [] { return stageNames(); },
+      "The names of the compilation stages, in order.");
 }

@@ -49,7 +49,8 @@ std::string numpyName(PyArray_Descr *descr) {
 nb::object toNumPy(DType dtype) {
   nb::object numpy = nb::module_::import_("numpy");
   if (dtype == DType::BF16)
-    return numpy.attr("dtype")(nb::module_::import_("ml_dtypes").attr("bfloat16"));
+    return numpy.attr("dtype")(
+        nb::module_::import_("ml_dtypes").attr("bfloat16"));
   std::string_view name = dtypeName(dtype);
   return numpy.attr("dtype")(nb::str(name.data(), name.size()));
 }

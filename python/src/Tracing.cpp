@@ -93,12 +93,11 @@ Operand typedNumber(PyArrayObject *array, DType dtype, SourceLoc where) {
       PyArray_GETITEM(array, static_cast<const char *>(PyArray_DATA(array))));
   if (!item.is_valid())
     throw nb::python_error();
-  Operand number =
-      isFloat(dtype)
-          ? Operand::fromFloat(nb::cast<double>(item), where)
-          : dtype == DType::Bool
-                ? Operand::fromBool(nb::cast<bool>(item), where)
-                : Operand::fromInteger(nb::cast<int64_t>(item), where);
+  Operand number = isFloat(dtype)
+                       ? Operand::fromFloat(nb::cast<double>(item), where)
+                   : dtype == DType::Bool
+                       ? Operand::fromBool(nb::cast<bool>(item), where)
+                       : Operand::fromInteger(nb::cast<int64_t>(item), where);
   return typed(number, dtype);
 }
 
@@ -119,7 +118,8 @@ std::optional<Operand> toOperand(nb::handle object) {
   // NumPy scalars first: np.float64 subclasses Python's float, but NumPy
   // types it strongly, like a 0-d array.
   if (PyArray_IsScalar(ptr, Generic) || PyArray_Check(ptr)) {
-    nb::object array = nb::steal(PyArray_FromAny(ptr, nullptr, 0, 0, 0, nullptr));
+    nb::object array =
+        nb::steal(PyArray_FromAny(ptr, nullptr, 0, 0, 0, nullptr));
     if (!array.is_valid())
       throw nb::python_error();
     auto *arr = (PyArrayObject *)array.ptr();
@@ -163,7 +163,6 @@ std::optional<Operand> toOperand(nb::handle object) {
 
 namespace {
 
-
 using BinaryFn = Value (*)(const Operand &, const Operand &);
 
 /// `lhs op rhs` with a Value on one side; NotImplemented for other types,
@@ -197,17 +196,18 @@ nb::object inPlace(BinaryFn fn, const char *ufunc, const Value &self,
   Value result = fn(Operand(self, where), *operand);
   if (result.shape() != self.shape())
     raise(PyExc_ValueError,
-          where.str() + ": error: non-broadcastable output operand with "
-                        "shape " +
+          where.str() +
+              ": error: non-broadcastable output operand with "
+              "shape " +
               nb::cast<std::string>(nb::repr(shapeTuple(self.shape()))) +
               " doesn't match the broadcast shape " +
               nb::cast<std::string>(nb::repr(shapeTuple(result.shape()))));
   if (!canCastSameKind(result.dtype(), self.dtype()))
-    raise(PyExc_TypeError,
-          where.str() + ": error: Cannot cast ufunc '" + ufunc +
-              "' output from " + std::string(dtypeName(result.dtype())) +
-              " to " + std::string(dtypeName(self.dtype())) +
-              " with casting rule 'same_kind'");
+    raise(PyExc_TypeError, where.str() + ": error: Cannot cast ufunc '" +
+                               ufunc + "' output from " +
+                               std::string(dtypeName(result.dtype())) + " to " +
+                               std::string(dtypeName(self.dtype())) +
+                               " with casting rule 'same_kind'");
   return nb::cast(cast(Operand(result, where), self.dtype()));
 }
 
@@ -278,8 +278,8 @@ bool keepdimsOf(nb::handle keepdims) {
   return PyObject_IsTrue(index.ptr()) == 1;
 }
 
-template <ReduceFn fn> Value reduction(const Value &v, nb::handle axis,
-                                       nb::handle keepdims) {
+template <ReduceFn fn>
+Value reduction(const Value &v, nb::handle axis, nb::handle keepdims) {
   return fn(Operand(v, pythonLocation()), axesOf(axis), keepdimsOf(keepdims));
 }
 
@@ -304,173 +304,165 @@ Operand requireOperand(nb::handle object, const char *function) {
           .c_str());
 }
 
-} // namespace
+/// Python's arithmetic operators, reflected and in-place ones included.
+void bindValueArithmetic(nb::class_<Value> &value) {
+  value.def("__add__", binary<add, false>)
+      .def("__radd__", binary<add, true>)
+      .def("__sub__", binary<subtract, false>)
+      .def("__rsub__", binary<subtract, true>)
+      .def("__mul__", binary<multiply, false>)
+      .def("__rmul__", binary<multiply, true>)
+      .def("__truediv__", binary<divide, false>)
+      .def("__rtruediv__", binary<divide, true>)
+      .def("__floordiv__", binary<pk::floorDivide, false>)
+      .def("__rfloordiv__", binary<pk::floorDivide, true>)
+      .def("__iadd__",
+           [](const Value &v, nb::handle other) {
+             return inPlace(add, "add", v, other);
+           })
+      .def("__isub__",
+           [](const Value &v, nb::handle other) {
+             return inPlace(subtract, "subtract", v, other);
+           })
+      .def("__imul__",
+           [](const Value &v, nb::handle other) {
+             return inPlace(multiply, "multiply", v, other);
+           })
+      .def("__itruediv__",
+           [](const Value &v, nb::handle other) {
+             return inPlace(divide, "divide", v, other);
+           })
+      .def("__ifloordiv__",
+           [](const Value &v, nb::handle other) {
+             return inPlace(pk::floorDivide, "floor_divide", v, other);
+           })
+      .def("__imod__",
+           [](const Value &v, nb::handle other) {
+             return inPlace(remainder, "remainder", v, other);
+           })
+      .def("__ipow__",
+           [](const Value &v, nb::handle other) {
+             return inPlace(powerInPlace, "power", v, other);
+           })
+      .def("__mod__", binary<remainder, false>)
+      .def("__rmod__", binary<remainder, true>)
+      .def("__matmul__", binary<matrixMultiply, false>)
+      .def("__rmatmul__", binary<matrixMultiply, true>)
+      .def("__pow__", binary<power, false>)
+      .def("__rpow__", binary<power, true>);
+}
 
-void bindTracing(nb::module_ &m) {
-  auto value =
-      nb::class_<Value>(m, "Value",
-                        "An array value inside a traced kernel: the result of "
-                        "ref[...] or of an operation on such values.")
-          .def_prop_ro("shape",
-                       [](const Value &v) { return shapeTuple(v.shape()); })
-          .def_prop_ro("dtype",
-                       [](const Value &v) { return toNumPy(v.dtype()); })
-          .def_prop_ro("ndim", [](const Value &v) { return v.shape().size(); })
-          .def(
-              "astype",
-              [](const Value &v, nb::handle dtype) {
-                nb::object descr =
-                    nb::module_::import_("numpy").attr("dtype")(dtype);
-                std::optional<DType> target =
-                    fromNumPy((PyArray_Descr *)descr.ptr());
-                if (!target)
-                  unsupportedDType((PyArray_Descr *)descr.ptr());
-                return cast(Operand(v, pythonLocation()), *target);
-              },
-              nb::arg("dtype"), "NumPy's astype: the value converted to dtype.")
-          .def("__add__", binary<add, false>)
-          .def("__radd__", binary<add, true>)
-          .def("__sub__", binary<subtract, false>)
-          .def("__rsub__", binary<subtract, true>)
-          .def("__mul__", binary<multiply, false>)
-          .def("__rmul__", binary<multiply, true>)
-          .def("__truediv__", binary<divide, false>)
-          .def("__rtruediv__", binary<divide, true>)
-          .def("__floordiv__", binary<pk::floorDivide, false>)
-          .def("__rfloordiv__", binary<pk::floorDivide, true>)
-          .def("__iadd__",
-               [](const Value &v, nb::handle other) {
-                 return inPlace(add, "add", v, other);
-               })
-          .def("__isub__",
-               [](const Value &v, nb::handle other) {
-                 return inPlace(subtract, "subtract", v, other);
-               })
-          .def("__imul__",
-               [](const Value &v, nb::handle other) {
-                 return inPlace(multiply, "multiply", v, other);
-               })
-          .def("__itruediv__",
-               [](const Value &v, nb::handle other) {
-                 return inPlace(divide, "divide", v, other);
-               })
-          .def("__ifloordiv__",
-               [](const Value &v, nb::handle other) {
-                 return inPlace(pk::floorDivide, "floor_divide", v, other);
-               })
-          .def("__imod__",
-               [](const Value &v, nb::handle other) {
-                 return inPlace(remainder, "remainder", v, other);
-               })
-          .def("__ipow__",
-               [](const Value &v, nb::handle other) {
-                 return inPlace(powerInPlace, "power", v, other);
-               })
-          .def("__mod__", binary<remainder, false>)
-          .def("__rmod__", binary<remainder, true>)
-          .def("__matmul__", binary<matrixMultiply, false>)
-          .def("__rmatmul__", binary<matrixMultiply, true>)
-          .def("__pow__", binary<power, false>)
-          .def("__rpow__", binary<power, true>)
-          .def("sum", reduction<sum>, nb::arg("axis") = nb::none(),
-               nb::arg("keepdims").none() = false)
-          .def("max", reduction<amax>, nb::arg("axis") = nb::none(),
-               nb::arg("keepdims").none() = false)
-          .def("min", reduction<amin>, nb::arg("axis") = nb::none(),
-               nb::arg("keepdims").none() = false)
-          .def("mean", reduction<mean>, nb::arg("axis") = nb::none(),
-               nb::arg("keepdims").none() = false)
-          .def("__lt__", binary<less, false>)
-          .def("__le__", binary<lessEqual, false>)
-          .def("__gt__", binary<greater, false>)
-          .def("__ge__", binary<greaterEqual, false>)
-          .def("__eq__", binary<equal, false>)
-          .def("__ne__", binary<notEqual, false>)
-          .def("__abs__",
-               [](const Value &v) { return abs(Operand(v, pythonLocation())); })
-          .def("__neg__",
-               [](const Value &v) { return -Operand(v, pythonLocation()); })
-          .def("__pos__",
-               [](const Value &v) {
-                 if (v.dtype() == DType::Bool)
-                   throw nb::type_error(
-                       "ufunc 'positive' did not contain a loop with "
-                       "signature matching types bool (NumPy has no unary + "
-                       "for booleans)");
-                 return v;
-               })
-          .def("__bool__", [](const Value &) -> bool { notConcrete("a bool"); })
-          .def("__float__",
-               [](const Value &) -> double { notConcrete("a float"); })
-          .def("__int__",
-               [](const Value &) -> int64_t { notConcrete("an int"); })
-          .def("__index__",
-               [](const Value &) -> int64_t { notConcrete("an index"); })
-          .def("__len__",
-               [](const Value &v) -> size_t {
-                 Shape shape = v.shape();
-                 if (shape.empty())
-                   throw nb::type_error("len() of a 0-d traced array");
-                 return size_t(shape[0]);
-               })
-          .def("__iter__",
-               [](const Value &) -> nb::object { notConcrete("an iterable"); })
-          .def(
-              "__getitem__",
-              [](const Value &v, nb::handle key) {
-                std::optional<Index> index = toIndex(key, v.shape().size());
-                return index ? v[*index] : v;
-              },
-              nb::arg("key").none())
-          .def("__repr__", [](const Value &v) {
-            std::string dims;
-            for (int64_t d : v.shape())
-              dims += (dims.empty() ? "" : ", ") + std::to_string(d);
-            return "<picokernel.Value shape=(" + dims +
-                   (v.shape().size() == 1 ? "," : "") +
-                   ") dtype=" + std::string(dtypeName(v.dtype())) + ">";
-          });
-  // NumPy defers to Value's reflected operators (np_array * value).
-  value.attr("__array_ufunc__") = nb::none();
-  value.attr("__hash__") = nb::none(); // == builds a traced comparison
+/// Reductions, comparisons and unary operators.
+void bindValueReductionsAndComparisons(nb::class_<Value> &value) {
+  value
+      .def("sum", reduction<sum>, nb::arg("axis") = nb::none(),
+           nb::arg("keepdims").none() = false)
+      .def("max", reduction<amax>, nb::arg("axis") = nb::none(),
+           nb::arg("keepdims").none() = false)
+      .def("min", reduction<amin>, nb::arg("axis") = nb::none(),
+           nb::arg("keepdims").none() = false)
+      .def("mean", reduction<mean>, nb::arg("axis") = nb::none(),
+           nb::arg("keepdims").none() = false)
+      .def("__lt__", binary<less, false>)
+      .def("__le__", binary<lessEqual, false>)
+      .def("__gt__", binary<greater, false>)
+      .def("__ge__", binary<greaterEqual, false>)
+      .def("__eq__", binary<equal, false>)
+      .def("__ne__", binary<notEqual, false>)
+      .def("__abs__",
+           [](const Value &v) { return abs(Operand(v, pythonLocation())); })
+      .def("__neg__",
+           [](const Value &v) { return -Operand(v, pythonLocation()); })
+      .def("__pos__", [](const Value &v) {
+        if (v.dtype() == DType::Bool)
+          throw nb::type_error(
+              "ufunc 'positive' did not contain a loop with "
+              "signature matching types bool (NumPy has no unary + "
+              "for booleans)");
+        return v;
+      });
+}
 
-  m.def("where",
-        [](nb::handle condition, nb::handle a, nb::handle b) {
-          return where(requireOperand(condition, "where"),
-                       requireOperand(a, "where"), requireOperand(b, "where"));
-        },
-        nb::arg("condition").none(), nb::arg("x").none(), nb::arg("y").none(),
-        "np.where inside a kernel: x where condition, else y.");
-  static const std::pair<const char *, MathFunction> functions[] = {
-      {"exp", MathFunction::Exp},       {"log", MathFunction::Log},
-      {"log1p", MathFunction::Log1p},   {"expm1", MathFunction::Expm1},
-      {"sqrt", MathFunction::Sqrt},     {"rsqrt", MathFunction::Rsqrt},
-      {"tanh", MathFunction::Tanh},     {"sin", MathFunction::Sin},
-      {"cos", MathFunction::Cos},       {"floor", MathFunction::Floor},
-      {"ceil", MathFunction::Ceil},     {"sigmoid", MathFunction::Sigmoid},
-      {"erf", MathFunction::Erf}};
-  for (auto [name, function] : functions)
+/// The protocols a traced value refuses (bool, int, iteration: no data
+/// yet) or answers from its shape (len, indexing, repr).
+void bindValueProtocols(nb::class_<Value> &value) {
+  value.def("__bool__", [](const Value &) -> bool { notConcrete("a bool"); })
+      .def("__float__", [](const Value &) -> double { notConcrete("a float"); })
+      .def("__int__", [](const Value &) -> int64_t { notConcrete("an int"); })
+      .def("__index__",
+           [](const Value &) -> int64_t { notConcrete("an index"); })
+      .def("__len__",
+           [](const Value &v) -> size_t {
+             Shape shape = v.shape();
+             if (shape.empty())
+               throw nb::type_error("len() of a 0-d traced array");
+             return size_t(shape[0]);
+           })
+      .def("__iter__",
+           [](const Value &) -> nb::object { notConcrete("an iterable"); })
+      .def(
+          "__getitem__",
+          [](const Value &v, nb::handle key) {
+            std::optional<Index> index = toIndex(key, v.shape().size());
+            return index ? v[*index] : v;
+          },
+          nb::arg("key").none())
+      .def("__repr__", [](const Value &v) {
+        std::string dims;
+        for (int64_t d : v.shape())
+          dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+        return "<picokernel.Value shape=(" + dims +
+               (v.shape().size() == 1 ? "," : "") +
+               ") dtype=" + std::string(dtypeName(v.dtype())) + ">";
+      });
+}
+
+/// where, maximum, minimum and the math functions of the op table.
+void bindFunctions(nb::module_ &m) {
+  m.def(
+      "where",
+      [](nb::handle condition, nb::handle a, nb::handle b) {
+        return where(requireOperand(condition, "where"),
+                     requireOperand(a, "where"), requireOperand(b, "where"));
+      },
+      nb::arg("condition").none(), nb::arg("x").none(), nb::arg("y").none(),
+      "np.where inside a kernel: x where condition, else y.");
+  static const MathFunction functions[] = {
+#define PK_MATH_FUNCTION(Kind, name, Op, ...) MathFunction::Kind,
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
+  };
+  nb::list names;
+  for (MathFunction function : functions) {
+    const char *name = mathFunctionName(function);
     m.def(
         name,
         [function, name](nb::handle x) {
           return math(function, requireOperand(x, name));
         },
         nb::arg("x").none());
-  m.def("maximum",
-        [](nb::handle a, nb::handle b) {
-          return maximum(requireOperand(a, "maximum"),
-                         requireOperand(b, "maximum"));
-        },
-        nb::arg("x1").none(), nb::arg("x2").none(),
-        "np.maximum inside a kernel (NaN-propagating).");
-  m.def("minimum",
-        [](nb::handle a, nb::handle b) {
-          return minimum(requireOperand(a, "minimum"),
-                         requireOperand(b, "minimum"));
-        },
-        nb::arg("x1").none(), nb::arg("x2").none(),
-        "np.minimum inside a kernel (NaN-propagating).");
+    names.append(name);
+  }
+  // picokernel.<name> for each (python/picokernel/__init__.py).
+  m.attr("MATH_FUNCTIONS") = nb::tuple(names);
+  m.def(
+      "maximum",
+      [](nb::handle a, nb::handle b) {
+        return maximum(requireOperand(a, "maximum"),
+                       requireOperand(b, "maximum"));
+      },
+      nb::arg("x1").none(), nb::arg("x2").none(),
+      "np.maximum inside a kernel (NaN-propagating).");
+  m.def(
+      "minimum",
+      [](nb::handle a, nb::handle b) {
+        return minimum(requireOperand(a, "minimum"),
+                       requireOperand(b, "minimum"));
+      },
+      nb::arg("x1").none(), nb::arg("x2").none(),
+      "np.minimum inside a kernel (NaN-propagating).");
+}
 
+void bindRef(nb::module_ &m) {
   nb::class_<Ref>(m, "Ref",
                   "A kernel parameter: a reference to a whole array. "
                   "ref[...] loads it and ref[...] = value stores into it; "
@@ -505,6 +497,41 @@ void bindTracing(nb::module_ &m) {
           nb::arg("key").none(), nb::arg("value").none())
       .def("__repr__",
            [](const Ref &r) { return "<picokernel.Ref " + r.name() + ">"; });
+}
+
+} // namespace
+
+void bindTracing(nb::module_ &m) {
+  auto value =
+      nb::class_<Value>(m, "Value",
+                        "An array value inside a traced kernel: the result of "
+                        "ref[...] or of an operation on such values.")
+          .def_prop_ro("shape",
+                       [](const Value &v) { return shapeTuple(v.shape()); })
+          .def_prop_ro("dtype",
+                       [](const Value &v) { return toNumPy(v.dtype()); })
+          .def_prop_ro("ndim", [](const Value &v) { return v.shape().size(); })
+          .def(
+              "astype",
+              [](const Value &v, nb::handle dtype) {
+                nb::object descr =
+                    nb::module_::import_("numpy").attr("dtype")(dtype);
+                std::optional<DType> target =
+                    fromNumPy((PyArray_Descr *)descr.ptr());
+                if (!target)
+                  unsupportedDType((PyArray_Descr *)descr.ptr());
+                return cast(Operand(v, pythonLocation()), *target);
+              },
+              nb::arg("dtype"),
+              "NumPy's astype: the value converted to dtype.");
+  bindValueArithmetic(value);
+  bindValueReductionsAndComparisons(value);
+  bindValueProtocols(value);
+  // NumPy defers to Value's reflected operators (np_array * value).
+  value.attr("__array_ufunc__") = nb::none();
+  value.attr("__hash__") = nb::none(); // == builds a traced comparison
+  bindFunctions(m);
+  bindRef(m);
 }
 
 } // namespace pk::python

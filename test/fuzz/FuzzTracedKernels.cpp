@@ -168,8 +168,9 @@ int64_t elements(const pk::Shape &shape) {
 }
 
 template <typename T>
-constexpr bool isFloat = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                         std::is_same_v<T, _Float16>;
+constexpr bool isFloat =
+    std::is_same_v<T, float> || std::is_same_v<T, double> ||
+    std::is_same_v<T, _Float16>;
 
 template <typename T> bool isNaN(T x) { return x != x; }
 
@@ -469,8 +470,8 @@ template <typename T> T inputValue(uint8_t byte) {
   if constexpr (std::is_same_v<T, bool>) {
     return byte % 2;
   } else if constexpr (isFloat<T>) {
-    const double special[] = {-0.0, 0.5, INFINITY, -INFINITY, NAN,
-                              65504.0, 6e-8, 1e30};
+    const double special[] = {-0.0, 0.5,     INFINITY, -INFINITY,
+                              NAN,  65504.0, 6e-8,     1e30};
     return byte >= 240 ? T(special[byte % 8]) : T(int(byte % 9) - 4);
   } else {
     if (byte >= 250)
@@ -507,8 +508,9 @@ template <typename T> void check(const Program &program, Bytes &bytes) {
 
   Array<T> result = reference(program, inputs);
   pk::Shape outShape = {program.rows, program.cols};
-  Array<T> expected{outShape, std::vector<Storage<T>>(
-                                  size_t(elements(outShape)), Storage<T>(T(7)))};
+  Array<T> expected{
+      outShape,
+      std::vector<Storage<T>>(size_t(elements(outShape)), Storage<T>(T(7)))};
   for (int64_t i = 0; i < elements(outShape); ++i) {
     int64_t r = i / program.cols, col = i % program.cols;
     if (program.store == 1) {

@@ -1,4 +1,4 @@
-//===- CpuCompiler.h - pk kernels to optimized LLVM IR and objects -*- C++ -*-//
+//===- CpuCompiler.h - pk kernels to LLVM IR and objects -------*- C++ -*-===//
 //
 // The CPU half of the compile driver, shared by the JIT (Runtime/Jit.h) and
 // the ahead-of-time object compiler (Target/Object.h): the CPU pipeline run

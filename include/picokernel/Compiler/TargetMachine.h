@@ -22,10 +22,14 @@ struct TargetMachineOptions {
   /// "x86-64-v2" or "generic".
   std::string cpu = "host";
   unsigned optLevel = 3;
+  /// For code that runs in this process through the JIT: the host's triple,
+  /// CPU and features (`triple` and `cpu` are ignored) with the JIT's code
+  /// and relocation models (code and data may be far apart in memory).
+  /// Otherwise position-independent code for an object file.
+  bool jit = false;
 };
 
-/// The target machine every CPU compile path uses (position-independent
-/// code, so that the JIT and object files share it).
+/// The target machine every CPU compile path uses.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetMachineOptions &options);
 

@@ -106,8 +106,10 @@ struct Index;
 class Value {
 public:
   Value() = default;
-  Shape shape(std::source_location where = std::source_location::current()) const;
-  DType dtype(std::source_location where = std::source_location::current()) const;
+  Shape
+  shape(std::source_location where = std::source_location::current()) const;
+  DType
+  dtype(std::source_location where = std::source_location::current()) const;
   /// The IR value; valid while the trace that made it is open.
   mlir::Value ir() const { return value; }
   /// NumPy's basic indexing with constants (`x[1:3]`, `x[2]`): a new value.
@@ -204,7 +206,8 @@ public:
   const ConstantArray &getArray() const { return *array; }
 
 private:
-  Operand(Kind kind, SourceLoc where) : kind(kind), location(std::move(where)) {}
+  Operand(Kind kind, SourceLoc where)
+      : kind(kind), location(std::move(where)) {}
   friend Operand typed(const Operand &number, DType dtype);
 
   Kind kind = Kind::Value;
@@ -331,7 +334,8 @@ public:
   RefElement operator[](const WholeArray &index) const;
   /// Loads a slice now; assigning to the result stores into that slice.
   RefElement operator[](const Index &index) const;
-  Value load(std::source_location where = std::source_location::current()) const;
+  Value
+  load(std::source_location where = std::source_location::current()) const;
   Value load(const SourceLoc &where) const;
   Value load(const Index &index) const;
   void store(const Operand &value) const;
@@ -383,26 +387,18 @@ Value where(const Operand &condition, const Operand &a, const Operand &b);
 
 /// NumPy's floating-point functions: integer and boolean arrays compute in
 /// the smallest float that holds them (int8 in float16, int32 in float64).
+/// The functions are those of PkElementwiseOps.def: exp, log, log1p, expm1,
+/// sqrt, rsqrt, tanh, sin, cos, floor, ceil, sigmoid, erf.
 enum class MathFunction {
-  Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Tanh, Sin, Cos, Floor, Ceil, Sigmoid,
-  Erf
+#define PK_MATH_FUNCTION(Kind, name, Op, ...) Kind,
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
 };
+/// NumPy's name of `function` ("exp").
+const char *mathFunctionName(MathFunction function);
 Value math(MathFunction function, const Operand &value);
-inline Value exp(const Operand &x) { return math(MathFunction::Exp, x); }
-inline Value log(const Operand &x) { return math(MathFunction::Log, x); }
-inline Value log1p(const Operand &x) { return math(MathFunction::Log1p, x); }
-inline Value expm1(const Operand &x) { return math(MathFunction::Expm1, x); }
-inline Value sqrt(const Operand &x) { return math(MathFunction::Sqrt, x); }
-inline Value rsqrt(const Operand &x) { return math(MathFunction::Rsqrt, x); }
-inline Value tanh(const Operand &x) { return math(MathFunction::Tanh, x); }
-inline Value erf(const Operand &x) { return math(MathFunction::Erf, x); }
-inline Value sin(const Operand &x) { return math(MathFunction::Sin, x); }
-inline Value cos(const Operand &x) { return math(MathFunction::Cos, x); }
-inline Value floor(const Operand &x) { return math(MathFunction::Floor, x); }
-inline Value ceil(const Operand &x) { return math(MathFunction::Ceil, x); }
-inline Value sigmoid(const Operand &x) {
-  return math(MathFunction::Sigmoid, x);
-}
+#define PK_MATH_FUNCTION(Kind, name, Op, ...)                                  \
+  inline Value name(const Operand &x) { return math(MathFunction::Kind, x); }
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
 /// NumPy's `**`. Integer results need a constant exponent >= 0 (computed by
 /// repeated squaring, wrapping); constant exponents 2, 0.5, -1, 1 and 0 take
 /// NumPy's fast paths (square, sqrt, reciprocal, copy, ones), and 3 and 4

@@ -1,4 +1,4 @@
-//===- Kernel.h - kernels compiled on first use, cached by guard -*- C++ -*-===//
+//===- Kernel.h - kernels compiled on first use, cached --------*- C++ -*-===//
 //
 //   pk::Kernel fma("fma", [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
 //     o[pk::all] = a[pk::all] * b[pk::all] + c[pk::all];
@@ -70,8 +70,8 @@ enum class Backend { CPU, Vulkan };
 
 struct KernelOptions {
   Backend backend = Backend::CPU;
-  CompileOptions compile;       ///< for Backend::CPU
-  VulkanOptions vulkan;         ///< for Backend::Vulkan
+  CompileOptions compile; ///< for Backend::CPU
+  VulkanOptions vulkan;   ///< for Backend::Vulkan
   /// Compiled variants kept at most; the least recently used goes first.
   size_t maxCacheEntries = defaults::kMaxCacheEntries;
   /// Bytes of device buffers (Vulkan: every array and temporary of a

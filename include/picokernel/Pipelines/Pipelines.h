@@ -70,7 +70,8 @@ struct SpirvPipelineOptions : public PassPipelineOptions<SpirvPipelineOptions> {
 void buildPkToLinalgPipeline(OpPassManager &pm);
 void buildPkFusionPipeline(OpPassManager &pm);
 void buildPkBufferizationPipeline(OpPassManager &pm);
-void buildPkToLLVMPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
+void buildPkToLLVMPipeline(OpPassManager &pm,
+                           const CpuPipelineOptions &options);
 /// All four stages.
 void buildPkCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 

@@ -46,9 +46,8 @@ public:
   /// The cache in `directory`, created 0700 if missing; nullptr, and why in
   /// `whyNot`, when the directory is a symlink, belongs to another user, is
   /// writable by group or others, or cannot be created.
-  static std::unique_ptr<DiskCache> open(const std::string &directory,
-                                         uint64_t maxBytes,
-                                         std::string &whyNot);
+  static std::unique_ptr<DiskCache>
+  open(const std::string &directory, uint64_t maxBytes, std::string &whyNot);
 
   /// The object stored under `key`, if there is a trusted, valid one. An
   /// entry that fails its checks is removed.

@@ -60,8 +60,8 @@ class VulkanKernel : public Executable {
 public:
   /// Compiles the one pk.kernel in `module` (rewritten in place) for the
   /// selected Vulkan device. Throws CompileError or VulkanError.
-  static std::unique_ptr<VulkanKernel> compile(mlir::ModuleOp module,
-                                               const VulkanOptions &options = {});
+  static std::unique_ptr<VulkanKernel>
+  compile(mlir::ModuleOp module, const VulkanOptions &options = {});
   ~VulkanKernel() override;
 
   void run(void *const *data) const override;

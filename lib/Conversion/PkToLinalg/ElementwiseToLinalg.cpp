@@ -87,57 +87,26 @@ struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
 
 void mlir::pk::populatePkElementwiseConversionPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns) {
-  patterns.add<
-      ElementwiseLowering<NegOp, negBody>,
-      ElementwiseLowering<CastOp, castBody>, BroadcastLowering,
-      ElementwiseLowering<AddOp, floatOrIntBody<arith::AddFOp, arith::AddIOp>>,
-      ElementwiseLowering<SubOp, floatOrIntBody<arith::SubFOp, arith::SubIOp>>,
-      ElementwiseLowering<MulOp, floatOrIntBody<arith::MulFOp, arith::MulIOp>>,
-      ElementwiseLowering<DivOp, floatOrIntBody<arith::DivFOp, arith::DivFOp>>,
-      ElementwiseLowering<FloorDivOp,
-                          floorDivisionBody<&FloorDivision::quotient>>,
-      ElementwiseLowering<RemOp, floorDivisionBody<&FloorDivision::remainder>>,
-      ElementwiseLowering<
-          MaximumOp,
-          extremumBody<arith::MaximumFOp, arith::MaxSIOp, arith::OrIOp>>,
-      ElementwiseLowering<
-          MinimumOp,
-          extremumBody<arith::MinimumFOp, arith::MinSIOp, arith::AndIOp>>,
-      ElementwiseLowering<AbsOp, absBody>,
-      ElementwiseLowering<SelectOp, selectBody>,
-      ElementwiseLowering<SigmoidOp, inFloat32<sigmoidBody>>,
-      ElementwiseLowering<ExpOp, inFloat32<mathBody<math::ExpOp>>>,
-      ElementwiseLowering<LogOp, inFloat32<mathBody<math::LogOp>>>,
-      ElementwiseLowering<Log1pOp, inFloat32<log1pBody>>,
-      ElementwiseLowering<Expm1Op, inFloat32<expm1Body>>,
-      ElementwiseLowering<SqrtOp, mathBody<math::SqrtOp>>,
-      ElementwiseLowering<RsqrtOp, inFloat32<mathBody<math::RsqrtOp>>>,
-      ElementwiseLowering<TanhOp, inFloat32<mathBody<math::TanhOp>>>,
-      ElementwiseLowering<ErfOp, inFloat32<mathBody<math::ErfOp>>>,
-      ElementwiseLowering<SinOp, inFloat32<mathBody<math::SinOp>>>,
-      ElementwiseLowering<CosOp, inFloat32<mathBody<math::CosOp>>>,
-      ElementwiseLowering<FloorOp, mathBody<math::FloorOp>>,
-      ElementwiseLowering<CeilOp, mathBody<math::CeilOp>>,
-      ElementwiseLowering<
-          PowOp, inFloat32<floatOrIntBody<math::PowFOp, math::PowFOp>>>,
-      ElementwiseLowering<LessOp, compareBody<arith::CmpFPredicate::OLT,
-                                              arith::CmpIPredicate::slt,
-                                              arith::CmpIPredicate::ult>>,
-      ElementwiseLowering<LessEqualOp, compareBody<arith::CmpFPredicate::OLE,
-                                                   arith::CmpIPredicate::sle,
-                                                   arith::CmpIPredicate::ule>>,
-      ElementwiseLowering<GreaterOp, compareBody<arith::CmpFPredicate::OGT,
-                                                 arith::CmpIPredicate::sgt,
-                                                 arith::CmpIPredicate::ugt>>,
-      ElementwiseLowering<
-          GreaterEqualOp,
-          compareBody<arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge,
-                      arith::CmpIPredicate::uge>>,
-      ElementwiseLowering<EqualOp, compareBody<arith::CmpFPredicate::OEQ,
-                                               arith::CmpIPredicate::eq,
-                                               arith::CmpIPredicate::eq>>,
-      ElementwiseLowering<NotEqualOp, compareBody<arith::CmpFPredicate::UNE,
-                                                  arith::CmpIPredicate::ne,
-                                                  arith::CmpIPredicate::ne>>>(
-      typeConverter, patterns.getContext());
+  patterns
+      .add<ElementwiseLowering<NegOp, negBody>,
+           ElementwiseLowering<CastOp, castBody>, BroadcastLowering,
+           ElementwiseLowering<AbsOp, absBody>,
+           ElementwiseLowering<SelectOp, selectBody>,
+           ElementwiseLowering<
+               PowOp, inFloat32<floatOrIntBody<math::PowFOp, math::PowFOp>>>>(
+          typeConverter, patterns.getContext());
+  // The table's binary operations, comparisons and math functions.
+#define PK_BINARY(Kind, name, Op, ...)                                         \
+  patterns.add<ElementwiseLowering<Op, __VA_ARGS__>>(typeConverter,            \
+                                                     patterns.getContext());
+#define PK_COMPARISON(Kind, name, Op, Float, Signed, Unsigned)                 \
+  patterns.add<ElementwiseLowering<                                            \
+      Op,                                                                      \
+      compareBody<arith::CmpFPredicate::Float, arith::CmpIPredicate::Signed,   \
+                  arith::CmpIPredicate::Unsigned>>>(typeConverter,             \
+                                                    patterns.getContext());
+#define PK_MATH_FUNCTION(Kind, name, Op, ...)                                  \
+  patterns.add<ElementwiseLowering<Op, __VA_ARGS__>>(typeConverter,            \
+                                                     patterns.getContext());
+#include "picokernel/Dialect/Pk/IR/PkElementwiseOps.def"
 }

@@ -4,6 +4,7 @@
 #include "PkToLinalgPatterns.h"
 #include "picokernel/Conversion/Passes.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Support/Bufferization.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -30,15 +31,6 @@ PkToLinalgTypeConverter::PkToLinalgTypeConverter() {
 }
 
 namespace {
-
-/// The tensor holding a converted ref's contents, if the kernel loads it: the
-/// one `to_tensor` that the kernel lowering created for the memref.
-Value loadedTensor(Value memref) {
-  for (Operation *user : memref.getUsers())
-    if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(user))
-      return toTensor.getResult();
-  return {};
-}
 
 //===----------------------------------------------------------------------===//
 // Kernel structure and memory
@@ -112,10 +104,10 @@ struct LoadLowering : public OpConversionPattern<LoadOp> {
   LogicalResult
   matchAndRewrite(LoadOp load, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value tensor = loadedTensor(adaptor.getRef());
+    bufferization::ToTensorOp tensor = loadedContents(adaptor.getRef());
     if (!tensor)
       return rewriter.notifyMatchFailure(load, "the kernel was not lowered");
-    rewriter.replaceOp(load, tensor);
+    rewriter.replaceOp(load, tensor.getResult());
     return success();
   }
 };
@@ -130,7 +122,7 @@ struct StoreLowering : public OpConversionPattern<StoreOp> {
     // `restrict`, empty-tensor elimination computes straight into it. A ref
     // that is also read keeps its contents until the end (no `restrict`):
     // the value is computed aside and copied in.
-    bool alsoLoaded = bool(loadedTensor(adaptor.getRef()));
+    bool alsoLoaded = bool(loadedContents(adaptor.getRef()));
     bufferization::MaterializeInDestinationOp::create(
         rewriter, store.getLoc(), /*result=*/Type(), adaptor.getValue(),
         adaptor.getRef(), /*restrict=*/!alsoLoaded, /*writable=*/true);

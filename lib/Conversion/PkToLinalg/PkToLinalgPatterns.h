@@ -163,8 +163,8 @@ Value floorDivisionBody(OpBuilder &b, Location loc, ValueRange args,
   Type f32 = b.getF32Type();
   Value result = buildFloatFloorDivision(
                      b, loc, arith::ExtFOp::create(b, loc, f32, args[0]),
-                     arith::ExtFOp::create(b, loc, f32, args[1]))
-                     .*part;
+                     arith::ExtFOp::create(b, loc, f32, args[1])).*
+                 part;
   return arith::TruncFOp::create(b, loc, element, result);
 }
 

@@ -55,12 +55,12 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
       // NaN-propagating maximum and minimum are associative: the flag only
       // lets LLVM vectorize.
       return isFloat  ? Value(arith::MaximumFOp::create(
-                           b, loc, acc, x, arith::FastMathFlags::reassoc))
+                            b, loc, acc, x, arith::FastMathFlags::reassoc))
              : isBool ? Value(arith::OrIOp::create(b, loc, acc, x))
                       : Value(arith::MaxSIOp::create(b, loc, acc, x));
     case Reduction::Min:
       return isFloat  ? Value(arith::MinimumFOp::create(
-                           b, loc, acc, x, arith::FastMathFlags::reassoc))
+                            b, loc, acc, x, arith::FastMathFlags::reassoc))
              : isBool ? Value(arith::AndIOp::create(b, loc, acc, x))
                       : Value(arith::MinSIOp::create(b, loc, acc, x));
     }

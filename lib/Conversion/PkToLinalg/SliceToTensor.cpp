@@ -46,8 +46,8 @@ ForwardSlice forwardSlice(Builder &builder, SliceOp op,
   ArrayRef<int64_t> sliceShape = sliceType.getShape();
   size_t kept = 0;
   ReassociationIndices pending;
-  for (auto [d, offset, size, stride] : llvm::enumerate(
-           op.getOffsets(), op.getSizes(), op.getStrides())) {
+  for (auto [d, offset, size, stride] :
+       llvm::enumerate(op.getOffsets(), op.getSizes(), op.getStrides())) {
     bool backwards = stride < 0 && size > 0;
     pending.push_back(d);
     // Same greedy matching of kept dimensions as the verifier.

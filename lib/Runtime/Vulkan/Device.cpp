@@ -82,20 +82,7 @@ void Device::open() {
   if (std::strncmp(properties.deviceName, "llvmpipe", 8) == 0)
     maxLoopIterations = 65535;
 
-  uint32_t families = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
-  std::vector<VkQueueFamilyProperties> familyProperties(families);
-  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families,
-                                           familyProperties.data());
-  queueFamily = families;
-  for (uint32_t i = 0; i < families; ++i)
-    if (familyProperties[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-      queueFamily = i;
-      break;
-    }
-  if (queueFamily == families)
-    throw VulkanError(std::string("vulkan: device ") + properties.deviceName +
-                      " has no compute queue");
+  queueFamily = computeQueueFamily();
 
   // The element types kernels compute on and store in buffers: enable
   // whatever the device offers of 8/16-bit arithmetic and storage, and of
@@ -201,6 +188,19 @@ VkPhysicalDevice Device::select(const std::vector<VkPhysicalDevice> &devices) {
     if (all[i].deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)
       return devices[i];
   return devices.front();
+}
+
+uint32_t Device::computeQueueFamily() const {
+  uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+  std::vector<VkQueueFamilyProperties> familyProperties(families);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families,
+                                           familyProperties.data());
+  for (uint32_t i = 0; i < families; ++i)
+    if (familyProperties[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+      return i;
+  throw VulkanError(std::string("vulkan: device ") + properties.deviceName +
+                    " has no compute queue");
 }
 
 uint32_t Device::memoryType(uint32_t allowed,

@@ -34,12 +34,13 @@ public:
   Owned() = default;
   explicit Owned(VkDevice device) : device(device) {}
   Owned(Owned &&other) noexcept
-      : device(other.device), handle(std::exchange(other.handle, nullptr)) {}
+      : device(other.device),
+        handle(std::exchange(other.handle, VK_NULL_HANDLE)) {}
   Owned &operator=(Owned &&other) noexcept {
     if (this != &other) {
       reset();
       device = other.device;
-      handle = std::exchange(other.handle, nullptr);
+      handle = std::exchange(other.handle, VK_NULL_HANDLE);
     }
     return *this;
   }
@@ -56,10 +57,10 @@ private:
   void reset() {
     if (handle)
       Destroy(device, handle, nullptr);
-    handle = nullptr;
+    handle = VK_NULL_HANDLE;
   }
-  VkDevice device = nullptr;
-  T handle = nullptr;
+  VkDevice device = VK_NULL_HANDLE;
+  T handle = VK_NULL_HANDLE;
 };
 
 /// The instance, the selected device and its compute queue: created on first
@@ -92,6 +93,8 @@ struct Device {
 
 private:
   void open();
+  /// The first queue family of the device that runs compute shaders.
+  uint32_t computeQueueFamily() const;
   /// PK_VULKAN_DEVICE (an index or part of a name), else the first discrete
   /// GPU, else the first device.
   static VkPhysicalDevice select(const std::vector<VkPhysicalDevice> &devices);

@@ -1,8 +1,8 @@
 //===- PkToLLVMIR.cpp - pk kernels to LLVM IR -----------------------------===//
 
-#include "picokernel/Target/LLVMIR.h"
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Pipelines/Pipelines.h"
+#include "picokernel/Target/LLVMIR.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"

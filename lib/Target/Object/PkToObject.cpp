@@ -1,11 +1,11 @@
 //===- PkToObject.cpp - pk kernels to object files and C headers ----------===//
 
-#include "picokernel/Target/Object.h"
 #include "picokernel/Compiler/CpuCompiler.h"
 #include "picokernel/Compiler/KernelSignature.h"
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Compiler/TargetMachine.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Target/Object.h"
 
 #include "mlir/Parser/Parser.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -24,15 +24,17 @@ namespace {
 /// are declared in C): letters, digits and underscores, not a keyword.
 bool isCIdentifier(llvm::StringRef name) {
   static const llvm::StringRef keywords[] = {
-      "auto",     "break",    "case",     "char",     "const",    "continue",
-      "default",  "do",       "double",   "else",     "enum",     "extern",
-      "float",    "for",      "goto",     "if",       "inline",   "int",
-      "long",     "register", "restrict", "return",   "short",    "signed",
-      "sizeof",   "static",   "struct",   "switch",   "typedef",  "union",
-      "unsigned", "void",     "volatile", "while",    "bool",     "true",
-      "false",    "alignas",  "alignof",  "nullptr",  "typeof",   "_Bool",
-      "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic",
-      "_Generic", "_Noreturn", "_Static_assert", "_Thread_local"};
+      "auto",         "break",   "case",     "char",       "const",
+      "continue",     "default", "do",       "double",     "else",
+      "enum",         "extern",  "float",    "for",        "goto",
+      "if",           "inline",  "int",      "long",       "register",
+      "restrict",     "return",  "short",    "signed",     "sizeof",
+      "static",       "struct",  "switch",   "typedef",    "union",
+      "unsigned",     "void",    "volatile", "while",      "bool",
+      "true",         "false",   "alignas",  "alignof",    "nullptr",
+      "typeof",       "_Bool",   "_Complex", "_Imaginary", "_Alignas",
+      "_Alignof",     "_Atomic", "_Generic", "_Noreturn",  "_Static_assert",
+      "_Thread_local"};
   if (name.empty() || llvm::isDigit(name.front()) ||
       !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
     return false;
@@ -40,8 +42,10 @@ bool isCIdentifier(llvm::StringRef name) {
 }
 
 /// The kernels to compile ahead of time, each a top-level pk.kernel whose
-/// name and parameter names are C identifiers (they are pasted into C).
-FailureOr<SmallVector<::pk::KernelSignature>> describeKernels(ModuleOp module) {
+/// name and parameter names are C identifiers (they are pasted into C); an
+/// error when there is none to `what` ("compile", "declare").
+FailureOr<SmallVector<::pk::KernelSignature>> describeKernels(ModuleOp module,
+                                                              StringRef what) {
   SmallVector<::pk::KernelSignature> kernels;
   WalkResult walk = module.walk([&](mlir::pk::KernelOp kernel) {
     if (kernel->getParentOp() != module.getOperation()) {
@@ -68,6 +72,8 @@ FailureOr<SmallVector<::pk::KernelSignature>> describeKernels(ModuleOp module) {
   });
   if (walk.wasInterrupted())
     return failure();
+  if (kernels.empty())
+    return module.emitError("no pk.kernel to ") << what;
   return kernels;
 }
 
@@ -128,12 +134,10 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
                                         const ObjectOptions &options,
                                         SmallVectorImpl<char> &object) {
   FailureOr<SmallVector<::pk::KernelSignature>> described =
-      describeKernels(module);
+      describeKernels(module, "compile");
   if (failed(described))
     return failure();
   SmallVector<::pk::KernelSignature> &kernels = *described;
-  if (kernels.empty())
-    return module.emitError("no pk.kernel to compile");
 
   // The pipeline runs on a copy in a private context that has every dialect
   // and interface it needs: the caller's module stays as it is, and its
@@ -193,12 +197,10 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
 
 LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
   FailureOr<SmallVector<::pk::KernelSignature>> described =
-      describeKernels(module);
+      describeKernels(module, "declare");
   if (failed(described))
     return failure();
   SmallVector<::pk::KernelSignature> &kernels = *described;
-  if (kernels.empty())
-    return module.emitError("no pk.kernel to declare");
   std::string guard = "PK_KERNELS_";
   for (const ::pk::KernelSignature &kernel : kernels)
     guard += llvm::StringRef(kernel.name).upper() + "_";
@@ -232,8 +234,7 @@ LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
       os << "; writes " << llvm::join(written, ", ");
     os << " */\nvoid pk_" << kernel.name << "(";
     llvm::interleaveComma(kernel.params, os, [&](const ::pk::CompiledParam &p) {
-      os << (p.written ? "" : "const ") << cType(p.dtype)
-         << " *" << p.name;
+      os << (p.written ? "" : "const ") << cType(p.dtype) << " *" << p.name;
     });
     os << ");\n";
   }

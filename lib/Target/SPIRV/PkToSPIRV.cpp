@@ -1,19 +1,27 @@
 //===- PkToSPIRV.cpp - pk kernels to SPIR-V, MSL and GLSL -----------------===//
 
-#include "picokernel/Target/SPIRV.h"
 #include "picokernel/Compiler/Registry.h"
+#include "picokernel/Config.h"
 #include "picokernel/Support/Defaults.h"
+#include "picokernel/Target/SPIRV.h"
 
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
 
+#if PK_ENABLE_SPIRV_CROSS
 #include <spirv_cross/spirv_cross_c.h>
+#endif
 
 using namespace mlir;
 
 FailureOr<std::string> mlir::pk::crossCompile(ArrayRef<uint32_t> binary,
                                               ShadingLanguage language,
                                               std::string &error) {
+#if !PK_ENABLE_SPIRV_CROSS
+  error = "this picokernel was built without SPIRV-Cross "
+          "(PK_ENABLE_SPIRV_CROSS=OFF)";
+  return failure();
+#else
   spvc_context context = nullptr;
   if (spvc_context_create(&context) != SPVC_SUCCESS) {
     error = "SPIRV-Cross: cannot create a context";
@@ -29,8 +37,8 @@ FailureOr<std::string> mlir::pk::crossCompile(ArrayRef<uint32_t> binary,
   if (spvc_context_parse_spirv(context, binary.data(), binary.size(), &ir) !=
       SPVC_SUCCESS)
     return fail();
-  spvc_backend backend = language == ShadingLanguage::MSL ? SPVC_BACKEND_MSL
-                                                          : SPVC_BACKEND_GLSL;
+  spvc_backend backend =
+      language == ShadingLanguage::MSL ? SPVC_BACKEND_MSL : SPVC_BACKEND_GLSL;
   spvc_compiler compiler = nullptr;
   if (spvc_context_create_compiler(context, backend, ir,
                                    SPVC_CAPTURE_MODE_TAKE_OWNERSHIP,
@@ -71,17 +79,18 @@ FailureOr<std::string> mlir::pk::crossCompile(ArrayRef<uint32_t> binary,
   }
   spvc_context_destroy(context);
   return text;
+#endif
 }
 
 namespace {
-llvm::cl::opt<int64_t> workgroupSizeOption(
-    "pk-workgroup-size", llvm::cl::desc("Threads per workgroup for SPIR-V"),
-    llvm::cl::init(::pk::defaults::kWorkgroupSize));
+llvm::cl::opt<int64_t>
+    workgroupSizeOption("pk-workgroup-size",
+                        llvm::cl::desc("Threads per workgroup for SPIR-V"),
+                        llvm::cl::init(::pk::defaults::kWorkgroupSize));
 llvm::cl::opt<std::string> vulkanVersionOption(
     "pk-vulkan-version",
     llvm::cl::desc("Target Vulkan version for SPIR-V (1.0 to 1.3)"),
     llvm::cl::init(::pk::defaults::kVulkanVersion));
-
 
 LogicalResult toBinary(Operation *op, SmallVectorImpl<uint32_t> &binary) {
   auto module = dyn_cast<ModuleOp>(op);
@@ -104,7 +113,8 @@ LogicalResult toSource(Operation *op, llvm::raw_ostream &os,
   if (failed(toBinary(op, binary)))
     return failure();
   std::string error;
-  FailureOr<std::string> source = mlir::pk::crossCompile(binary, language, error);
+  FailureOr<std::string> source =
+      mlir::pk::crossCompile(binary, language, error);
   if (failed(source))
     return op->emitError(error);
   os << *source;
@@ -124,6 +134,8 @@ void mlir::pk::registerToSpirvTranslations() {
         return success();
       },
       mlir::pk::registerPkCompilerDialects);
+  if (!PK_ENABLE_SPIRV_CROSS)
+    return; // no MSL or GLSL without SPIRV-Cross
   TranslateFromMLIRRegistration mslRegistration(
       "pk-to-msl", "compile pk kernels to Metal Shading Language",
       [](Operation *op, llvm::raw_ostream &os) {

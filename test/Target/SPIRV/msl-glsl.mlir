@@ -1,3 +1,4 @@
+// REQUIRES: spirv-cross
 // Metal Shading Language for Apple GPUs and GLSL, through SPIRV-Cross.
 // RUN: pk-translate --pk-to-msl %s | FileCheck %s --check-prefix=MSL
 // RUN: pk-translate --pk-to-glsl %s | FileCheck %s --check-prefix=GLSL

@@ -46,11 +46,10 @@ protected:
 
 TEST_F(PkDialectTest, RefTypeAcceptsStaticShapesOfKernelElementTypes) {
   Builder b(&context);
-  for (Type element : {Type(b.getF16Type()), Type(b.getBF16Type()),
-                       Type(b.getF32Type()), Type(b.getF64Type()),
-                       Type(b.getI1Type()), Type(b.getI8Type()),
-                       Type(b.getI16Type()), Type(b.getI32Type()),
-                       Type(b.getI64Type())}) {
+  for (Type element :
+       {Type(b.getF16Type()), Type(b.getBF16Type()), Type(b.getF32Type()),
+        Type(b.getF64Type()), Type(b.getI1Type()), Type(b.getI8Type()),
+        Type(b.getI16Type()), Type(b.getI32Type()), Type(b.getI64Type())}) {
     RefType ref = checkedRef({2, 0, 3}, element);
     ASSERT_TRUE(ref);
     EXPECT_EQ(ref.getTensorType(), RankedTensorType::get({2, 0, 3}, element));
@@ -89,11 +88,10 @@ TEST_F(PkDialectTest, RefTypeRejectsSizesThatOverflow) {
   EXPECT_FALSE(checkedRef({int64_t(1) << 62, int64_t(1) << 62}, b.getI1Type()));
   EXPECT_EQ(messages.size(), 2u);
   // A zero-size array is never too large.
-  EXPECT_TRUE(checkedRef({int64_t(1) << 62, int64_t(1) << 62, 0},
-                         b.getF64Type()));
+  EXPECT_TRUE(
+      checkedRef({int64_t(1) << 62, int64_t(1) << 62, 0}, b.getF64Type()));
   EXPECT_TRUE(checkedRef({int64_t(1) << 30, 8}, b.getF64Type()));
 }
-
 
 // A kernel built the way the tracers build it verifies; breaking one rule of
 // the kernel contract makes verification fail with that rule's message.

@@ -110,19 +110,19 @@ TEST(Trace, TwoLiveIntermediatesStayDistinct) {
 }
 
 TEST(Trace, NumbersAreWeaklyTyped) {
-  auto module = pk::trace(
-      "weak",
-      [](Ref x, Ref i, Ref m, Ref o32, Ref o64, Ref oi) {
-        o32[all] = x[all] * 2.0 + 1;  // float32 stays float32
-        o64[all] = i[all] * 0.5;      // int32 * float -> float64
-        oi[all] = m[all] + 1;         // bool + int -> int64
-      },
-      {{"x", {3}, pk::f32},
-       {"i", {3}, pk::i32},
-       {"m", {3}, pk::boolean},
-       {"o32", {3}, pk::f32},
-       {"o64", {3}, pk::f64},
-       {"oi", {3}, pk::i64}});
+  auto module = pk::trace("weak",
+                          [](Ref x, Ref i, Ref m, Ref o32, Ref o64, Ref oi) {
+                            o32[all] =
+                                x[all] * 2.0 + 1;    // float32 stays float32
+                            o64[all] = i[all] * 0.5; // int32 * float -> float64
+                            oi[all] = m[all] + 1;    // bool + int -> int64
+                          },
+                          {{"x", {3}, pk::f32},
+                           {"i", {3}, pk::i32},
+                           {"m", {3}, pk::boolean},
+                           {"o32", {3}, pk::f32},
+                           {"o64", {3}, pk::f64},
+                           {"oi", {3}, pk::i64}});
   EXPECT_EQ(pk::listing(*module), R"(kernel weak(x, i, m, o32, o64, oi):
   v0<3:f32> = LOAD [x]()
   v1<3:f32> = CONST(2.0)
@@ -153,8 +153,7 @@ TEST(Trace, ArraysPromoteLikeNumPy) {
   EXPECT_EQ(pk::promoteTypes(pk::f32, pk::f64), pk::f64);
 
   auto module = pk::trace(
-      "mixed",
-      [](Ref x, Ref y, Ref o) { o[all] = x[all] + y[all]; },
+      "mixed", [](Ref x, Ref y, Ref o) { o[all] = x[all] + y[all]; },
       {{"x", {2}, pk::f32}, {"y", {2}, pk::i32}, {"o", {2}, pk::f64}});
   EXPECT_NE(pk::listing(*module).find("v2<2:f64> = CAST(v0)"),
             std::string::npos);
@@ -164,8 +163,7 @@ TEST(Trace, ArraysPromoteLikeNumPy) {
 
 TEST(Trace, TypedNumbersTakePartInPromotion) {
   auto module = pk::trace(
-      "typed",
-      [](Ref x, Ref o) { o[all] = x[all] * pk::typed(2.0, pk::f64); },
+      "typed", [](Ref x, Ref o) { o[all] = x[all] * pk::typed(2.0, pk::f64); },
       {{"x", {2}, pk::f32}, {"o", {2}, pk::f64}});
   EXPECT_EQ(pk::listing(*module), R"(kernel typed(x, o):
   v0<2:f32> = LOAD [x]()
@@ -186,9 +184,10 @@ TEST(Trace, IntegerDivisionIsTrueDivision) {
 
 TEST(Trace, BroadcastingIsExplicit) {
   auto module = pk::trace(
-      "outer",
-      [](Ref row, Ref col, Ref o) { o[all] = row[all] + col[all]; },
-      {{"row", {3}, pk::f32}, {"col", {2, 1}, pk::f32}, {"o", {2, 3}, pk::f32}});
+      "outer", [](Ref row, Ref col, Ref o) { o[all] = row[all] + col[all]; },
+      {{"row", {3}, pk::f32},
+       {"col", {2, 1}, pk::f32},
+       {"o", {2, 3}, pk::f32}});
   EXPECT_EQ(pk::listing(*module), R"(kernel outer(row, col, o):
   v0<3:f32> = LOAD [row]()
   v1<2x1:f32> = LOAD [col]()
@@ -271,25 +270,26 @@ TEST(Trace, KernelsMayTakeAVectorOfRefs) {
 }
 
 TEST(Trace, MatmulFollowsNumPyShapes) {
-  auto module = pk::trace(
-      "mm",
-      [](Ref a, Ref b, Ref v, Ref o, Ref ov, Ref os) {
-        o[all] = pk::matmul(a[all], b[all]);    // (5,2,3) @ (3,4)
-        ov[all] = pk::matmul(v[all], b[all]);   // (3,) @ (3,4)
-        os[all] = pk::matmul(v[all], v[all]);   // (3,) @ (3,)
-      },
-      {{"a", {5, 2, 3}, pk::f32},
-       {"b", {3, 4}, pk::f32},
-       {"v", {3}, pk::f32},
-       {"o", {5, 2, 4}, pk::f32},
-       {"ov", {4}, pk::f32},
-       {"os", {}, pk::f32}});
+  auto module =
+      pk::trace("mm",
+                [](Ref a, Ref b, Ref v, Ref o, Ref ov, Ref os) {
+                  o[all] = pk::matmul(a[all], b[all]);  // (5,2,3) @ (3,4)
+                  ov[all] = pk::matmul(v[all], b[all]); // (3,) @ (3,4)
+                  os[all] = pk::matmul(v[all], v[all]); // (3,) @ (3,)
+                },
+                {{"a", {5, 2, 3}, pk::f32},
+                 {"b", {3, 4}, pk::f32},
+                 {"v", {3}, pk::f32},
+                 {"o", {5, 2, 4}, pk::f32},
+                 {"ov", {4}, pk::f32},
+                 {"os", {}, pk::f32}});
   std::string text = pk::printModule(*module);
   EXPECT_NE(text.find("pk.broadcast %1 : tensor<3x4xf32> -> tensor<5x3x4xf32>"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("tensor<5x2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("tensor<5x2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>"),
+      std::string::npos);
   EXPECT_NE(text.find("tensor<3xf32>, tensor<3x4xf32> -> tensor<4xf32>"),
             std::string::npos);
   EXPECT_NE(text.find("tensor<3xf32>, tensor<3xf32> -> tensor<f32>"),
@@ -310,14 +310,16 @@ TEST(Trace, BooleanArithmeticIsLogical) {
 }
 
 TEST(Trace, MathFunctionsComputeInFloatLikeNumPy) {
-  auto module = pk::trace(
-      "m",
-      [](Ref i, Ref x, Ref o, Ref p) {
-        o[all] = pk::exp(i[all]);
-        p[all] = pk::where(x[all] > 0, pk::sqrt(x[all]), pk::pow(x[all], 2.0));
-      },
-      {{"i", {2}, pk::i32}, {"x", {2}, pk::f32}, {"o", {2}, pk::f64},
-       {"p", {2}, pk::f32}});
+  auto module = pk::trace("m",
+                          [](Ref i, Ref x, Ref o, Ref p) {
+                            o[all] = pk::exp(i[all]);
+                            p[all] = pk::where(x[all] > 0, pk::sqrt(x[all]),
+                                               pk::pow(x[all], 2.0));
+                          },
+                          {{"i", {2}, pk::i32},
+                           {"x", {2}, pk::f32},
+                           {"o", {2}, pk::f64},
+                           {"p", {2}, pk::f32}});
   EXPECT_EQ(pk::listing(*module), R"(kernel m(i, x, o, p):
   v0<2:i32> = LOAD [i]()
   v1<2:f64> = CAST(v0)
@@ -424,13 +426,14 @@ TEST(TraceErrors, IncompatibleBroadcastShapes) {
 TEST(TraceErrors, MatmulDimensionMismatch) {
   unsigned line = 0;
   Failure failure = failureOf([&] {
-    pk::trace(
-        "bad",
-        [&](Ref a, Ref b, Ref o) {
-          line = __LINE__ + 1;
-          o[all] = pk::matmul(a[all], b[all]);
-        },
-        {{"a", {2, 3}, pk::f32}, {"b", {4, 5}, pk::f32}, {"o", {2, 5}, pk::f32}});
+    pk::trace("bad",
+              [&](Ref a, Ref b, Ref o) {
+                line = __LINE__ + 1;
+                o[all] = pk::matmul(a[all], b[all]);
+              },
+              {{"a", {2, 3}, pk::f32},
+               {"b", {4, 5}, pk::f32},
+               {"o", {2, 5}, pk::f32}});
   });
   EXPECT_EQ(failure.message, "matmul: shapes (2, 3) @ (4, 5) do not align: "
                              "the contracted dimensions are 3 and 4");
@@ -451,8 +454,7 @@ TEST(TraceErrors, MatmulBatchMismatchAndScalars) {
       "cannot be broadcast together");
   EXPECT_EQ(failureOf([] {
               pk::trace(
-                  "bad",
-                  [](Ref a, Ref o) { o[all] = pk::matmul(a[all], 2.0); },
+                  "bad", [](Ref a, Ref o) { o[all] = pk::matmul(a[all], 2.0); },
                   vectors(3, pk::f32, {"a", "o"}));
             }).message,
             "matmul: operands must be arrays of at least one dimension "
@@ -487,8 +489,9 @@ TEST(TraceErrors, DTypeRulesWithNoPromotion) {
 TEST(TraceErrors, KernelWithoutStore) {
   unsigned line = __LINE__ + 2;
   Failure failure = failureOf([] {
-    pk::trace("lazy", [](Ref a, Ref o) { pk::Value unused = a[all] * 2; },
-              vectors(3, pk::f32, {"a", "o"}));
+    pk::trace(
+        "lazy", [](Ref a, Ref o) { pk::Value unused = a[all] * 2; },
+        vectors(3, pk::f32, {"a", "o"}));
   });
   EXPECT_EQ(failure.message, "trace: kernel 'lazy' stores to no ref: a kernel "
                              "must write its result (ref[pk::all] = value)");
@@ -497,9 +500,8 @@ TEST(TraceErrors, KernelWithoutStore) {
 
 TEST(TraceErrors, StoredShapeMustFitTheRef) {
   EXPECT_EQ(failureOf([] {
-              pk::trace(
-                  "bad", [](Ref a, Ref o) { o[all] = a[all]; },
-                  {{"a", {2, 3}, pk::f32}, {"o", {3}, pk::f32}});
+              pk::trace("bad", [](Ref a, Ref o) { o[all] = a[all]; },
+                        {{"a", {2, 3}, pk::f32}, {"o", {3}, pk::f32}});
             }).message,
             "store to 'o': a value of shape (2, 3) cannot be stored into ref "
             "'o' of shape (3,)");
@@ -511,16 +513,12 @@ TEST(TraceErrors, IndexingIsCheckedWhenTraced) {
   auto failure = [&](std::function<void(Ref, Ref)> body) {
     return failureOf([&] { pk::trace("bad", body, signature); }).message;
   };
-  EXPECT_EQ(failure([](Ref m, Ref o) {
-              o[all] = m[{0, 1, 2}];
-            }),
+  EXPECT_EQ(failure([](Ref m, Ref o) { o[all] = m[{0, 1, 2}]; }),
             "indexing: too many indices for array: array is 2-dimensional, "
             "but 3 were indexed");
   EXPECT_EQ(failure([](Ref m, Ref o) { o[all] = m[3]; }),
             "indexing: index 3 is out of bounds for axis 0 with size 3");
-  EXPECT_EQ(failure([](Ref m, Ref o) {
-              o[all] = m[{0, -5}];
-            }),
+  EXPECT_EQ(failure([](Ref m, Ref o) { o[all] = m[{0, -5}]; }),
             "indexing: index -5 is out of bounds for axis 1 with size 4");
   EXPECT_EQ(failure([](Ref m, Ref o) { o[all] = m[slice(0, 2, 0)][0]; }),
             "indexing: slice step cannot be zero");
@@ -531,8 +529,7 @@ TEST(TraceErrors, IndexingIsCheckedWhenTraced) {
             "indexing: index 7 is out of bounds for axis 0 with size 4");
 
   try {
-    pk::trace(
-        "bad", [](Ref m, Ref o) { o[all] = m[5]; }, signature);
+    pk::trace("bad", [](Ref m, Ref o) { o[all] = m[5]; }, signature);
     FAIL() << "expected an error";
   } catch (const pk::TraceError &error) {
     EXPECT_EQ(error.category(), pk::TraceError::Category::Index);
@@ -595,13 +592,13 @@ TEST(Trace, ConstantArraysAreStronglyTyped) {
   std::vector<uint8_t> bytes(3 * sizeof(int16_t));
   int16_t values[3] = {1, -2, 300};
   std::memcpy(bytes.data(), values, bytes.size());
-  auto module = pk::trace(
-      "weights",
-      [&](Ref x, Ref o) {
-        o[all] = x[all] * pk::Operand::fromArray(pk::i16, {3}, bytes,
-                                                 pk::SourceLoc::current());
-      },
-      {{"x", {2, 3}, pk::i8}, {"o", {2, 3}, pk::i16}});
+  auto module = pk::trace("weights",
+                          [&](Ref x, Ref o) {
+                            o[all] = x[all] * pk::Operand::fromArray(
+                                                  pk::i16, {3}, bytes,
+                                                  pk::SourceLoc::current());
+                          },
+                          {{"x", {2, 3}, pk::i8}, {"o", {2, 3}, pk::i16}});
   EXPECT_EQ(pk::listing(*module), R"(kernel weights(x, o):
   v0<2x3:i8> = LOAD [x]()
   v1<2x3:i16> = CAST(v0)
@@ -616,9 +613,8 @@ TEST(TraceErrors, StoresFollowSameKindCasting) {
   pk::TraceError::Category category = pk::TraceError::Category::Value;
   std::string message;
   try {
-    pk::trace(
-        "bad", [](Ref x, Ref o) { o[all] = x[all] * 0.5; },
-        {{"x", {3}, pk::i32}, {"o", {3}, pk::i32}});
+    pk::trace("bad", [](Ref x, Ref o) { o[all] = x[all] * 0.5; },
+              {{"x", {3}, pk::i32}, {"o", {3}, pk::i32}});
   } catch (const pk::TraceError &error) {
     message = error.message();
     category = error.category();
@@ -644,9 +640,8 @@ TEST(TraceErrors, SignatureProblems) {
             }).message,
             "trace: two parameters are named 'x'");
   EXPECT_EQ(failureOf([] {
-              pk::trace(
-                  "bad", [](Ref a, Ref o) { o[all] = a[all]; },
-                  {{"a", {2, -1}, pk::f32}, {"o", {2}, pk::f32}});
+              pk::trace("bad", [](Ref a, Ref o) { o[all] = a[all]; },
+                        {{"a", {2, -1}, pk::f32}, {"o", {2}, pk::f32}});
             }).message,
             "trace: parameter 'a' has a negative dimension in shape (2, -1)");
   EXPECT_EQ(failureOf([] {
@@ -674,14 +669,16 @@ TEST(TraceErrors, EmptyValue) {
 // NumPy's reductions: no axes reduce nothing (the value, in the reduction's
 // dtype), 0-d values take axis -1 (not for mean), an empty max is an error.
 TEST(Trace, ReductionsOverNoAxesAndOverZeroD) {
-  auto module = pk::trace(
-      "r",
-      [](Ref a, Ref s, Ref z, Ref m) {
-        s[all] = pk::sum(a[all], pk::Axes::none());
-        m[all] = pk::amax(z[all], -1, /*keepdims=*/true) + pk::sum(z[all]);
-      },
-      {{"a", {3}, pk::i32}, {"s", {3}, pk::i64}, {"z", {}, pk::f32},
-       {"m", {}, pk::f32}});
+  auto module = pk::trace("r",
+                          [](Ref a, Ref s, Ref z, Ref m) {
+                            s[all] = pk::sum(a[all], pk::Axes::none());
+                            m[all] = pk::amax(z[all], -1, /*keepdims=*/true) +
+                                     pk::sum(z[all]);
+                          },
+                          {{"a", {3}, pk::i32},
+                           {"s", {3}, pk::i64},
+                           {"z", {}, pk::f32},
+                           {"m", {}, pk::f32}});
   EXPECT_EQ(pk::listing(*module), R"(kernel r(a, s, z, m):
   v0<3:i32> = LOAD [a]()
   v1<3:i64> = CAST(v0)
@@ -692,16 +689,14 @@ TEST(Trace, ReductionsOverNoAxesAndOverZeroD) {
   STORE [m](v4)
 )");
   Failure empty = failureOf([] {
-    pk::trace(
-        "bad", [](Ref a, Ref o) { o[all] = pk::amax(a[all], 0); },
-        {{"a", {0, 3}, pk::f32}, {"o", {3}, pk::f32}});
+    pk::trace("bad", [](Ref a, Ref o) { o[all] = pk::amax(a[all], 0); },
+              {{"a", {0, 3}, pk::f32}, {"o", {3}, pk::f32}});
   });
   EXPECT_EQ(empty.message, "max: zero-size array to reduction operation "
                            "maximum which has no identity");
   Failure axis = failureOf([] {
-    pk::trace(
-        "bad", [](Ref a, Ref o) { o[all] = pk::mean(a[all], -1); },
-        {{"a", {}, pk::f32}, {"o", {}, pk::f32}});
+    pk::trace("bad", [](Ref a, Ref o) { o[all] = pk::mean(a[all], -1); },
+              {{"a", {}, pk::f32}, {"o", {}, pk::f32}});
   });
   EXPECT_EQ(axis.message,
             "mean: axis -1 is out of bounds for array of dimension 0");
@@ -733,16 +728,18 @@ TEST(Trace, WhereOfTwoNumbersPromotesLikeNumPy) {
 // float16 products accumulate in float32; floor of integers is the value;
 // an int8 compared with 1000 compares in int64 (NumPy 2 evaluates it).
 TEST(Trace, NumPy2Dtypes) {
-  auto module = pk::trace(
-      "d",
-      [](Ref a, Ref b, Ref i, Ref o, Ref f, Ref l) {
-        o[all] = pk::matmul(a[all], b[all]);
-        f[all] = pk::floor(i[all]);
-        l[all] = i[all] < 1000;
-      },
-      {{"a", {1, 2}, pk::f16}, {"b", {2, 1}, pk::f16}, {"i", {2}, pk::i8},
-       {"o", {1, 1}, pk::f16}, {"f", {2}, pk::i8},
-       {"l", {2}, pk::DType::Bool}});
+  auto module = pk::trace("d",
+                          [](Ref a, Ref b, Ref i, Ref o, Ref f, Ref l) {
+                            o[all] = pk::matmul(a[all], b[all]);
+                            f[all] = pk::floor(i[all]);
+                            l[all] = i[all] < 1000;
+                          },
+                          {{"a", {1, 2}, pk::f16},
+                           {"b", {2, 1}, pk::f16},
+                           {"i", {2}, pk::i8},
+                           {"o", {1, 1}, pk::f16},
+                           {"f", {2}, pk::i8},
+                           {"l", {2}, pk::DType::Bool}});
   std::string listing = pk::listing(*module);
   EXPECT_NE(listing.find("v4<1x1:f32> = MATMUL(v2, v3)"), std::string::npos)
       << listing;
@@ -755,14 +752,12 @@ TEST(Trace, NumPy2Dtypes) {
 // NumPy's assignment drops leading unit dimensions of the value; one
 // element takes a scalar only.
 TEST(Trace, StoresDropLeadingUnitDimensions) {
-  auto module = pk::trace(
-      "s", [](Ref a, Ref o) { o[all] = a[all]; },
-      {{"a", {1, 1, 3}, pk::f32}, {"o", {3}, pk::f32}});
+  auto module = pk::trace("s", [](Ref a, Ref o) { o[all] = a[all]; },
+                          {{"a", {1, 1, 3}, pk::f32}, {"o", {3}, pk::f32}});
   EXPECT_TRUE(mlir::succeeded(mlir::verify(*module)));
   Failure element = failureOf([] {
-    pk::trace(
-        "bad", [](Ref a, Ref o) { o[1] = a[all]; },
-        {{"a", {1}, pk::f32}, {"o", {3}, pk::f32}});
+    pk::trace("bad", [](Ref a, Ref o) { o[1] = a[all]; },
+              {{"a", {1}, pk::f32}, {"o", {3}, pk::f32}});
   });
   EXPECT_EQ(element.message,
             "store to 'o': setting an array element with a sequence: ref "
@@ -786,16 +781,15 @@ static_assert(!std::is_assignable_v<pk::RefElement &, pk::RefElement>);
 // the base's dtype, and a 0-d array takes axis 0 only as an integer.
 TEST(Trace, IntegersBeyondInt64) {
   const uint64_t huge = uint64_t(1) << 63;
-  auto module = pk::trace(
-      "big",
-      [&](Ref f, Ref i, Ref o, Ref c) {
-        o[all] = f[all] + huge;
-        c[all] = i[all] < huge;
-      },
-      {{"f", {2}, pk::f32},
-       {"i", {2}, pk::i8},
-       {"o", {2}, pk::f32},
-       {"c", {2}, pk::DType::Bool}});
+  auto module = pk::trace("big",
+                          [&](Ref f, Ref i, Ref o, Ref c) {
+                            o[all] = f[all] + huge;
+                            c[all] = i[all] < huge;
+                          },
+                          {{"f", {2}, pk::f32},
+                           {"i", {2}, pk::i8},
+                           {"o", {2}, pk::f32},
+                           {"c", {2}, pk::DType::Bool}});
   EXPECT_EQ(pk::listing(*module), R"(kernel big(f, i, o, c):
   v0<2:f32> = LOAD [f]()
   v1<2:f32> = CONST(9.22337203E+18)
@@ -806,7 +800,8 @@ TEST(Trace, IntegersBeyondInt64) {
 )");
   // np.where converts integers below 2^64 as C does: the low bits.
   auto wrapped = pk::trace(
-      "wrap", [&](Ref a, Ref o) { o[all] = pk::where(a[all], a[all], huge + 255); },
+      "wrap",
+      [&](Ref a, Ref o) { o[all] = pk::where(a[all], a[all], huge + 255); },
       vectors(2, pk::i8, {"a", "o"}));
   EXPECT_NE(pk::listing(*wrapped).find("CONST(-1)"), std::string::npos)
       << pk::listing(*wrapped);
@@ -827,10 +822,9 @@ TEST(Trace, IntegersBeyondInt64) {
   EXPECT_EQ(power.message, "power: Python integer 128 out of bounds for int8 "
                            "(NumPy raises OverflowError)");
   Failure axis = failureOf([] {
-    pk::trace(
-        "bad",
-        [](Ref a, Ref o) { o[all] = pk::sum(a[all], pk::Axes({0})); },
-        {{"a", {}, pk::f32}, {"o", {}, pk::f32}});
+    pk::trace("bad",
+              [](Ref a, Ref o) { o[all] = pk::sum(a[all], pk::Axes({0})); },
+              {{"a", {}, pk::f32}, {"o", {}, pk::f32}});
   });
   EXPECT_EQ(axis.message,
             "sum: axis 0 is out of bounds for array of dimension 0");

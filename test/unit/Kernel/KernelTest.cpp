@@ -39,9 +39,7 @@ template <typename T> struct Array {
       n *= d;
     data.assign(size_t(n), fill);
   }
-  ArrayView view() {
-    return {data.data(), dtypeOf<T>(), shape};
-  }
+  ArrayView view() { return {data.data(), dtypeOf<T>(), shape}; }
   pk::Shape shape;
   std::vector<Storage> data;
 };
@@ -287,9 +285,8 @@ TEST(Kernel, OutputMayBeAnInput) {
   EXPECT_EQ(a.data, expected);
 
   // A matmul into its own operand reads the operand before writing it.
-  pk::Kernel square("square", [](Ref x, Ref o) {
-    o[all] = pk::matmul(x[all], x[all]);
-  });
+  pk::Kernel square("square",
+                    [](Ref x, Ref o) { o[all] = pk::matmul(x[all], x[all]); });
   Array<double> x({2, 2});
   x.data = {1, 2, 3, 4};
   square({x.view(), x.view()});
@@ -355,12 +352,12 @@ TEST(Kernel, LargeKernelsRunOnAllCores) {
   for (int64_t i = 0; i < n; ++i)
     ASSERT_EQ(o.data[i], a.data[i] * b.data[i] + c.data[i]) << i;
 
-  auto module = fma.trace(std::vector<ArrayView>{a.view(), b.view(), c.view(),
-                                                  o.view()});
+  auto module =
+      fma.trace(std::vector<ArrayView>{a.view(), b.view(), c.view(), o.view()});
   auto compiled = pk::CompiledKernel::compile(*module, options.compile);
   EXPECT_TRUE(compiled->usesThreads());
-  auto small = fma.trace(std::vector<ArrayView>{
-      a.view(), b.view(), c.view(), o.view()});
+  auto small =
+      fma.trace(std::vector<ArrayView>{a.view(), b.view(), c.view(), o.view()});
   pk::CompileOptions serial;
   serial.parallelThreshold = 0;
   EXPECT_FALSE(pk::CompiledKernel::compile(*small, serial)->usesThreads());
@@ -545,9 +542,8 @@ TEST(KernelErrors, NonContiguousArrays) {
   Array<float> a({4, 4}), o({4, 2});
   std::vector<int64_t> shape = {4, 2}, strides = {4, 2};
   ArrayView every_other{a.data.data(), pk::f32, shape, strides};
-  EXPECT_EQ(errorOf<pk::ArgumentError>([&] {
-              fma({every_other, o.view(), o.view(), o.view()});
-            }),
+  EXPECT_EQ(errorOf<pk::ArgumentError>(
+                [&] { fma({every_other, o.view(), o.view(), o.view()}); }),
             "argument 'a' is not C-contiguous (strides (4, 2) for shape (4, "
             "2)); the CPU backend runs on contiguous arrays");
 }
@@ -576,12 +572,12 @@ TEST(KernelErrors, ReadOnlyArraysAreNeverWritten) {
   EXPECT_EQ(errorOf<pk::ArgumentError>(
                 [&] { fma({a.view(), a.view(), a.view(), output}); }),
             "argument 'o' is read-only, but kernel 'fma' writes to it");
-  EXPECT_EQ(fma.writtenArguments(std::vector<ArrayView>{
-                a.view(), a.view(), a.view(), o.view()}),
+  EXPECT_EQ(fma.writtenArguments(
+                std::vector<ArrayView>{a.view(), a.view(), a.view(), o.view()}),
             (std::vector<bool>{false, false, false, true}));
   // The output given as an input too: that argument is written.
-  EXPECT_EQ(fma.writtenArguments(std::vector<ArrayView>{
-                o.view(), a.view(), a.view(), o.view()}),
+  EXPECT_EQ(fma.writtenArguments(
+                std::vector<ArrayView>{o.view(), a.view(), a.view(), o.view()}),
             (std::vector<bool>{true, false, false, true}));
 }
 
@@ -621,18 +617,16 @@ TEST(KernelErrors, ShapesWhoseSizeOverflows) {
         std::vector<int64_t>{int64_t(1) << 62},
         std::vector<int64_t>{3, INT64_MAX}}) {
     ArrayView huge{a.data.data(), pk::f32, shape};
-    std::string message = errorOf<pk::ArgumentError>([&] {
-      fma({huge, huge, huge, huge});
-    });
+    std::string message =
+        errorOf<pk::ArgumentError>([&] { fma({huge, huge, huge, huge}); });
     EXPECT_NE(message.find("whose size in bytes does not fit in 64 bits"),
               std::string::npos)
         << message;
   }
   std::vector<int64_t> tooManyDims(33, 1);
   ArrayView deep{a.data.data(), pk::f32, tooManyDims};
-  EXPECT_EQ(errorOf<pk::ArgumentError>([&] {
-              fma({deep, a.view(), a.view(), a.view()});
-            }),
+  EXPECT_EQ(errorOf<pk::ArgumentError>(
+                [&] { fma({deep, a.view(), a.view(), a.view()}); }),
             "argument 'a' has 33 dimensions; at most 32 are supported");
   // A zero dimension empties the array, whatever the others are.
   std::vector<int64_t> empty = {int64_t(1) << 20, 0, int64_t(1) << 40};
@@ -652,7 +646,8 @@ TEST(Kernel, IntegerPowersWrapLikeNumPy) {
 
   pk::Kernel negative("negative",
                       [](Ref x, Ref o) { o[all] = pk::pow(x[all], -1); });
-  EXPECT_NE(errorOf<pk::TraceError>([&] { negative({x.view(), o.view()}); })
-                .find("integers to negative integer powers are not allowed"),
+  EXPECT_NE(errorOf<pk::TraceError>([&] {
+              negative({x.view(), o.view()});
+            }).find("integers to negative integer powers are not allowed"),
             std::string::npos);
 }

@@ -139,7 +139,8 @@ TEST(DiskCache, UntrustedDirectoriesAreNotUsed) {
 
 TEST(DiskCache, UntrustedEntriesAreIgnoredAndReplaced) {
   TemporaryDirectory directory;
-  std::unique_ptr<pk::DiskCache> cache = open(directory.path / "cache", 1 << 20);
+  std::unique_ptr<pk::DiskCache> cache =
+      open(directory.path / "cache", 1 << 20);
   fs::path entry = directory.path / "cache" / "key.pkobj";
   std::vector<char> object = {'o', 'b', 'j'};
 
@@ -183,14 +184,16 @@ TEST(DiskCache, UntrustedEntriesAreIgnoredAndReplaced) {
 
 TEST(DiskCache, TemporaryFilesFollowNothingAndStaleOnesArePruned) {
   TemporaryDirectory directory;
-  std::unique_ptr<pk::DiskCache> cache = open(directory.path / "cache", 1 << 20);
+  std::unique_ptr<pk::DiskCache> cache =
+      open(directory.path / "cache", 1 << 20);
   fs::path victim = directory.path / "victim";
   std::ofstream(victim) << "precious";
   // Links at every name the cache used to write its temporaries under.
   for (int counter = 0; counter < 4; ++counter)
-    fs::create_symlink(victim, directory.path / "cache" /
-                                   ("key.pkobj.tmp." + std::to_string(getpid()) +
-                                    "." + std::to_string(counter)));
+    fs::create_symlink(victim,
+                       directory.path / "cache" /
+                           ("key.pkobj.tmp." + std::to_string(getpid()) + "." +
+                            std::to_string(counter)));
   fs::path stale = directory.path / "cache" / "old.pkobj.tmp-abc";
   std::ofstream(stale) << "left by a crash";
   fs::last_write_time(stale,

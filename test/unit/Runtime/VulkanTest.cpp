@@ -39,9 +39,10 @@ std::vector<float> randomFloats(size_t n, unsigned seed) {
 }
 
 TEST_F(Vulkan, SeedFmaMatchesTheCpu) {
-  pk::Kernel gpu("fma",
-                 [](Ref a, Ref b, Ref c, Ref o) { o[all] = a[all] * b[all] + c[all]; },
-                 {"a", "b", "c", "o"}, onVulkan());
+  pk::Kernel gpu(
+      "fma",
+      [](Ref a, Ref b, Ref c, Ref o) { o[all] = a[all] * b[all] + c[all]; },
+      {"a", "b", "c", "o"}, onVulkan());
   for (int64_t n : {4, 1000, 100003}) {
     auto a = randomFloats(n, 1), b = randomFloats(n, 2), c = randomFloats(n, 3);
     std::vector<float> o(n);
@@ -57,13 +58,13 @@ TEST_F(Vulkan, SeedFmaMatchesTheCpu) {
 }
 
 TEST_F(Vulkan, BroadcastCastsAndMatmulWithATemporary) {
-  pk::Kernel gpu("affine",
-                 [](Ref x, Ref w, Ref bias, Ref o) {
-                   o[all] = pk::matmul(pk::cast(x[all], pk::f32), w[all]) +
-                            bias[all];
-                 },
-                 {}, onVulkan());
-  std::vector<int16_t> x = {1, 2, 3, 4, 5, 6};               // 2x3
+  pk::Kernel gpu(
+      "affine",
+      [](Ref x, Ref w, Ref bias, Ref o) {
+        o[all] = pk::matmul(pk::cast(x[all], pk::f32), w[all]) + bias[all];
+      },
+      {}, onVulkan());
+  std::vector<int16_t> x = {1, 2, 3, 4, 5, 6};                 // 2x3
   std::vector<float> w = {1, 0, 2, 0, 1, 3, 1, 1, 0, 2, 2, 1}; // 3x4
   std::vector<float> bias = {0.5f, -1, 2, 0};
   std::vector<float> o(8);
@@ -82,8 +83,9 @@ TEST_F(Vulkan, BroadcastCastsAndMatmulWithATemporary) {
 }
 
 TEST_F(Vulkan, InPlaceUpdatesAndAliasing) {
-  pk::Kernel gpu("update", [](Ref x, Ref o) { o[all] = o[all] * 2 + x[all]; },
-                 {}, onVulkan());
+  pk::Kernel gpu(
+      "update", [](Ref x, Ref o) { o[all] = o[all] * 2 + x[all]; }, {},
+      onVulkan());
   std::vector<double> x = {1, 2, 3}, o = {10, 20, 30};
   std::vector<int64_t> shape = {3};
   gpu({{x.data(), pk::f64, shape}, {o.data(), pk::f64, shape}});
@@ -110,8 +112,8 @@ TEST_F(Vulkan, ComparisonsAndWhere) {
 TEST_F(Vulkan, LargeGridsAreSplitIntoSeveralDispatches) {
   // More workgroups of 64 than the 65535 one dispatch may have.
   int64_t n = 65536 * 64 + 100;
-  pk::Kernel gpu("scale", [](Ref x, Ref o) { o[all] = x[all] * 3 - 1; }, {},
-                 onVulkan());
+  pk::Kernel gpu(
+      "scale", [](Ref x, Ref o) { o[all] = x[all] * 3 - 1; }, {}, onVulkan());
   std::vector<int32_t> x(n), o(n, 0);
   for (int64_t i = 0; i < n; ++i)
     x[i] = int32_t(i % 1000);
@@ -123,12 +125,12 @@ TEST_F(Vulkan, LargeGridsAreSplitIntoSeveralDispatches) {
 }
 
 TEST_F(Vulkan, BuffersOverTheDeviceLimitAreRejected) {
-  pk::Kernel gpu("copy", [](Ref x, Ref o) { o[all] = x[all] + 1; }, {},
-                 onVulkan());
+  pk::Kernel gpu(
+      "copy", [](Ref x, Ref o) { o[all] = x[all] + 1; }, {}, onVulkan());
   std::vector<int8_t> tiny(1);
   std::vector<int64_t> shape = {int64_t(1) << 32}; // 4 GiB of int8
   try {
-    gpu({{tiny.data(), pk::i8, shape}, {tiny.data() , pk::i8, shape}});
+    gpu({{tiny.data(), pk::i8, shape}, {tiny.data(), pk::i8, shape}});
     FAIL() << "expected a VulkanError";
   } catch (const pk::VulkanError &error) {
     EXPECT_NE(std::string(error.what()).find("storage buffer limit"),

@@ -8,8 +8,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -132,8 +132,7 @@ LogicalResult LoadOp::verify() {
   RankedTensorType expected = getRef().getType().getTensorType();
   if (getResult().getType() != expected)
     return emitOpError() << "result type " << getResult().getType()
-                         << " does not match the ref's array type "
-                         << expected;
+                         << " does not match the ref's array type " << expected;
   return success();
 }
 
@@ -146,8 +145,7 @@ LogicalResult StoreOp::verify() {
                          << " does not match the ref's shape "
                          << formatShape(refType.getShape());
   if (valueType.getElementType() != refType.getElementType())
-    return emitOpError() << "stored element type "
-                         << valueType.getElementType()
+    return emitOpError() << "stored element type " << valueType.getElementType()
                          << " does not match the ref's element type "
                          << refType.getElementType();
   return success();
@@ -183,8 +181,7 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
   if (getOperand().getType() == getType())
     return getOperand();
   if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getOperand()))
-    return SplatElementsAttr::get(getType(),
-                                  splat.getSplatValue<Attribute>());
+    return SplatElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
   // A broadcast of a broadcast is one broadcast: fold in place.
   if (auto inner = getOperand().getDefiningOp<BroadcastOp>()) {
     getOperandMutable().assign(inner.getOperand());
@@ -489,7 +486,8 @@ PK_COMPARE_CANONICALIZER(NotEqualOp)
 //===----------------------------------------------------------------------===//
 
 template <typename ReduceOp> static LogicalResult verifyReduce(ReduceOp op) {
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(op.getOperand().getType()).getShape();
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(op.getOperand().getType()).getShape();
   ArrayRef<int64_t> axes = op.getAxes();
   for (auto [i, axis] : llvm::enumerate(axes)) {
     if (axis < 0 || axis >= int64_t(shape.size()))
@@ -507,11 +505,11 @@ template <typename ReduceOp> static LogicalResult verifyReduce(ReduceOp op) {
   }
   ArrayRef<int64_t> result = cast<RankedTensorType>(op.getType()).getShape();
   if (result != ArrayRef<int64_t>(expected))
-    return op.emitOpError() << "result shape " << formatShape(result)
-                            << " does not match " << formatShape(expected)
-                            << ", the shape of " << formatShape(shape)
-                            << " reduced over the axes"
-                            << (op.getKeepDims() ? " with kept dimensions" : "");
+    return op.emitOpError()
+           << "result shape " << formatShape(result) << " does not match "
+           << formatShape(expected) << ", the shape of " << formatShape(shape)
+           << " reduced over the axes"
+           << (op.getKeepDims() ? " with kept dimensions" : "");
   return success();
 }
 

@@ -1,8 +1,8 @@
 //===- PkTypes.cpp - picokernel dialect types -----------------------------===//
 
 #include "picokernel/Dialect/Pk/IR/PkTypes.h"
-#include "picokernel/Support/Shape.h"
 #include "picokernel/Dialect/Pk/IR/PkDialect.h"
+#include "picokernel/Support/Shape.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -74,8 +74,8 @@ Type RefType::parse(AsmParser &parser) {
                                 /*withTrailingX=*/true) ||
       parser.parseType(elementType) || parser.parseGreater())
     return {};
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), shape, elementType);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    shape, elementType);
 }
 
 void RefType::print(AsmPrinter &printer) const {
