@@ -89,7 +89,8 @@ void mlir::pk::optimizeLLVMModule(llvm::Module &module,
 
 LogicalResult mlir::pk::runCpuPipeline(ModuleOp module,
                                        const CpuPipelineOptions &options,
-                                       function_ref<void()> beforeStage) {
+                                       function_ref<void()> beforeStage,
+                                       StringRef lastStage) {
   for (const std::string &stage : cpuStageNames()) {
     if (beforeStage)
       beforeStage();
@@ -97,6 +98,8 @@ LogicalResult mlir::pk::runCpuPipeline(ModuleOp module,
     buildCpuStage(pm, stage, options);
     if (failed(pm.run(module)))
       return failure();
+    if (stage == lastStage)
+      break;
   }
   if (beforeStage)
     beforeStage();

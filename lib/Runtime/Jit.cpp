@@ -136,28 +136,21 @@ void initializeNativeCodegen() {
 } // namespace
 
 namespace {
-/// Runs `build` on `module`, turning diagnostics into a CompileError.
-void runPipeline(mlir::ModuleOp module, const std::string &what,
-                 llvm::function_ref<void(mlir::OpPassManager &)> build) {
-  mlir::MLIRContext &context = *module.getContext();
-  DiagnosticCollector diagnostics(&context);
-  mlir::PassManager pm(&context);
-  build(pm);
-  if (mlir::failed(pm.run(module)))
-    throw CompileError("compile: the CPU pipeline failed on " + what + ":\n" +
-                       diagnostics.text());
-}
-
-/// Adds the CPU stages from the first up to `last` (a stage name).
-void buildStagesUpTo(mlir::OpPassManager &pm, const std::string &last,
-                     const CompileOptions &options) {
+/// Runs the CPU pipeline on `module` (up to `lastStage` when given), turning
+/// its diagnostics into a CompileError about `what`.
+void runCpuPipeline(mlir::ModuleOp module, const CompileOptions &options,
+                    const std::string &what, llvm::StringRef lastStage = {}) {
+  DiagnosticCollector diagnostics(module.getContext());
   mlir::pk::CpuPipelineOptions pipeline;
   pipeline.parallelThreshold = options.parallelThreshold;
-  for (const std::string &stage : mlir::pk::cpuStageNames()) {
-    mlir::pk::buildCpuStage(pm, stage, pipeline);
-    if (stage == last)
-      return;
-  }
+  // An empty std::function would make a callable function_ref.
+  llvm::function_ref<void()> beforeStage = nullptr;
+  if (options.checkInterrupt)
+    beforeStage = options.checkInterrupt;
+  if (mlir::failed(
+          mlir::pk::runCpuPipeline(module, pipeline, beforeStage, lastStage)))
+    throw CompileError("compile: the CPU pipeline failed on " + what + ":\n" +
+                       diagnostics.text());
 }
 } // namespace
 
@@ -185,9 +178,7 @@ std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
   mlir::pk::prepareContextForCompilation(*module.getContext());
   mlir::OwningOpRef<mlir::ModuleOp> copy(module.clone());
   if (stage != names.front())
-    runPipeline(*copy, "stage '" + stage + "'", [&](mlir::OpPassManager &pm) {
-      buildStagesUpTo(pm, stage, options);
-    });
+    runCpuPipeline(*copy, options, "stage '" + stage + "'", stage);
   std::string text;
   llvm::raw_string_ostream os(text);
   copy->print(os);
@@ -276,19 +267,8 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   // runtime's own contexts; a module from elsewhere gets them now).
   start = Clock::now();
   mlir::pk::prepareContextForCompilation(*module.getContext());
-  {
-    // Stage by stage, so that an interrupt (Ctrl-C) is seen between them.
-    DiagnosticCollector diagnostics(module.getContext());
-    mlir::pk::CpuPipelineOptions pipeline;
-    pipeline.parallelThreshold = options.parallelThreshold;
-    // An empty std::function would make a callable function_ref.
-    llvm::function_ref<void()> beforeStage = nullptr;
-    if (options.checkInterrupt)
-      beforeStage = options.checkInterrupt;
-    if (mlir::failed(mlir::pk::runCpuPipeline(module, pipeline, beforeStage)))
-      throw CompileError("compile: the CPU pipeline failed on kernel '" +
-                         compiled->name() + "':\n" + diagnostics.text());
-  }
+  // Stage by stage, so that an interrupt (Ctrl-C) is seen between them.
+  runCpuPipeline(module, options, "kernel '" + compiled->name() + "'");
   compiled->compileTimes.pipelineSeconds = secondsSince(start);
 
   // LLVM dialect -> machine code for this CPU.

@@ -26,10 +26,13 @@ class TargetMachine;
 namespace mlir::pk {
 
 /// Runs the CPU pipeline on `module` in place, one stage at a time, calling
-/// `beforeStage` (when given) before each stage: it may throw to abandon the
-/// compile (Ctrl-C). Diagnostics go to the module's context.
+/// `beforeStage` (when given) before each stage and after the last: it may
+/// throw to abandon the compile (Ctrl-C). With `lastStage` (a name from
+/// cpuStageNames()), stops after that stage. Diagnostics go to the module's
+/// context.
 LogicalResult runCpuPipeline(ModuleOp module, const CpuPipelineOptions &options,
-                             function_ref<void()> beforeStage = nullptr);
+                             function_ref<void()> beforeStage = nullptr,
+                             StringRef lastStage = {});
 
 /// `module`, lowered to the LLVM dialect, as LLVM IR for `machine` (its
 /// triple and data layout set), or null after a diagnostic.
