@@ -128,20 +128,24 @@ private:
              << global.getName() << "' has no dense value";
     unsigned id = addBuffer(bytesOf(global.getType()), "a constant");
     bufferOf[global.getResult()] = id;
-    std::vector<char> &out = plan.buffers[id].contents;
-    out.assign(plan.buffers[id].bytes, 0);
-    // Splats hold one element: expand them into the buffer.
+    VulkanPlan::Buffer &buffer = plan.buffers[id];
+    // A splat stays one element (a large one is filled in on the device's
+    // side, after the buffer's size is checked); i1 elements are bytes.
     ArrayRef<char> raw = value.getRawData();
     unsigned width = value.getElementType().getIntOrFloatBitWidth();
     size_t element = std::max<size_t>(1, width / 8);
-    if (value.getElementType().isInteger(1))
-      for (auto [i, bit] : llvm::enumerate(value.getValues<bool>()))
-        out[i] = bit;
-    else if (value.isSplat())
-      for (int64_t i = 0; i < value.getNumElements(); ++i)
-        std::memcpy(out.data() + i * element, raw.data(), element);
-    else
-      std::memcpy(out.data(), raw.data(), std::min(raw.size(), out.size()));
+    if (value.isSplat()) {
+      buffer.splat = true;
+      if (value.getElementType().isInteger(1))
+        buffer.contents.assign(1, char(value.getSplatValue<bool>()));
+      else
+        buffer.contents.assign(raw.begin(), raw.begin() + element);
+    } else if (value.getElementType().isInteger(1)) {
+      for (bool bit : value.getValues<bool>())
+        buffer.contents.push_back(char(bit));
+    } else {
+      buffer.contents.assign(raw.begin(), raw.end());
+    }
     return success();
   }
 

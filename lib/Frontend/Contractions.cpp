@@ -1,12 +1,13 @@
 //===- Contractions.cpp - reductions and matmul of traced values ---------===//
 
-#include "TraceState.h"
+#include "OpBuilders.h"
 
 namespace pk {
 namespace detail {
 
-Value TraceState::reduce(ReduceKind kind, const Operand &operand,
-                         const Axes &given, bool keepdims) {
+mlir::Value buildReduce(mlir::OpBuilder &builder, ReduceKind kind,
+                        const Operand &operand, const Axes &given,
+                        bool keepdims) {
   const std::optional<std::vector<int64_t>> &requested = given.get();
   static const char *names[] = {"sum", "max", "min", "mean"};
   std::string op = names[int(kind)];
@@ -65,13 +66,13 @@ Value TraceState::reduce(ReduceKind kind, const Operand &operand,
          std::string("zero-size array to reduction operation ") +
              (kind == ReduceKind::Max ? "maximum" : "minimum") +
              " which has no identity");
-  mlir::Location loc = location(operand.where());
+  mlir::Location loc = location(builder, operand.where());
   // Nothing to reduce: the value itself, in the result's dtype.
   if (axes.empty())
-    return wrap(materialize(operand, resultDType, shape, op));
+    return materialize(builder, operand, resultDType, shape, op);
 
-  mlir::Value x = materialize(operand, compute, shape, op);
-  auto resultType = tensorType(resultShape, compute);
+  mlir::Value x = materialize(builder, operand, compute, shape, op);
+  auto resultType = tensorType(builder, resultShape, compute);
   mlir::Value result;
   switch (kind) {
   case ReduceKind::Sum:
@@ -92,17 +93,19 @@ Value TraceState::reduce(ReduceKind kind, const Operand &operand,
     auto countAttr = mlir::DenseElementsAttr::get(
         resultType,
         llvm::ArrayRef<mlir::Attribute>(scalarAttr(
-            Operand::fromFloat(double(count), operand.where()), compute, op)));
+            builder, Operand::fromFloat(double(count), operand.where()),
+            compute, op)));
     mlir::Value divisor = mlir::pk::ConstantOp::create(builder, loc, countAttr);
     result = mlir::pk::DivOp::create(builder, loc, result, divisor);
   }
   if (compute != resultDType)
     result = mlir::pk::CastOp::create(
-        builder, loc, tensorType(resultShape, resultDType), result);
-  return wrap(result);
+        builder, loc, tensorType(builder, resultShape, resultDType), result);
+  return result;
 }
 
-Value TraceState::matmul(const Operand &lhs, const Operand &rhs) {
+mlir::Value buildMatmul(mlir::OpBuilder &builder, const Operand &lhs,
+                        const Operand &rhs) {
   const std::string op = "matmul";
   for (const Operand *operand : {&lhs, &rhs})
     if (!arrayType(*operand) || shapeOf(*operand).empty())
@@ -155,15 +158,15 @@ Value TraceState::matmul(const Operand &lhs, const Operand &rhs) {
   DType computeType = dtype == DType::Bool                          ? DType::I64
                       : dtype == DType::F16 || dtype == DType::BF16 ? DType::F32
                                                                     : dtype;
-  mlir::Location loc = location(lhs.where());
-  mlir::Value l = materialize(lhs, computeType, lhsTarget, op);
-  mlir::Value r = materialize(rhs, computeType, rhsTarget, op);
+  mlir::Location loc = location(builder, lhs.where());
+  mlir::Value l = materialize(builder, lhs, computeType, lhsTarget, op);
+  mlir::Value r = materialize(builder, rhs, computeType, rhsTarget, op);
   mlir::Value product = mlir::pk::MatmulOp::create(
-      builder, loc, tensorType(result, computeType), l, r);
+      builder, loc, tensorType(builder, result, computeType), l, r);
   if (computeType != dtype)
-    product = mlir::pk::CastOp::create(builder, loc, tensorType(result, dtype),
-                                       product);
-  return wrap(product);
+    product = mlir::pk::CastOp::create(
+        builder, loc, tensorType(builder, result, dtype), product);
+  return product;
 }
 
 } // namespace detail

@@ -1,6 +1,6 @@
 //===- Elementwise.cpp - elementwise operations of traced values ----------===//
 
-#include "TraceState.h"
+#include "OpBuilders.h"
 
 namespace pk {
 
@@ -72,26 +72,26 @@ mlir::Value createMathOp(mlir::OpBuilder &builder, mlir::Location loc,
 }
 } // namespace
 
-Value TraceState::binary(BinaryKind kind, const Operand &lhs,
-                         const Operand &rhs) {
+mlir::Value buildBinary(mlir::OpBuilder &builder, BinaryKind kind,
+                        const Operand &lhs, const Operand &rhs) {
   std::string op = binaryName(kind);
   Shape shape = broadcastOperands(lhs, rhs, op);
   DType dtype = resultType(lhs, rhs);
-  mlir::Location loc = location(lhs.where());
+  mlir::Location loc = location(builder, lhs.where());
 
   if (kind == BinaryKind::Div && !isFloat(dtype))
     dtype = DType::F64; // true division, as NumPy's `/`
   if (kind == BinaryKind::Max || kind == BinaryKind::Min) {
-    mlir::Value l = materialize(lhs, dtype, shape, op);
-    mlir::Value r = materialize(rhs, dtype, shape, op);
-    return wrap(createBinaryOp(builder, loc, kind, l, r));
+    mlir::Value l = materialize(builder, lhs, dtype, shape, op);
+    mlir::Value r = materialize(builder, rhs, dtype, shape, op);
+    return createBinaryOp(builder, loc, kind, l, r);
   }
   if (kind == BinaryKind::FloorDiv || kind == BinaryKind::Rem) {
     if (dtype == DType::Bool)
       dtype = DType::I8; // NumPy's bool // bool and bool % bool are int8
-    mlir::Value l = materialize(lhs, dtype, shape, op);
-    mlir::Value r = materialize(rhs, dtype, shape, op);
-    return wrap(createBinaryOp(builder, loc, kind, l, r));
+    mlir::Value l = materialize(builder, lhs, dtype, shape, op);
+    mlir::Value r = materialize(builder, rhs, dtype, shape, op);
+    return createBinaryOp(builder, loc, kind, l, r);
   }
   if (dtype == DType::Bool) {
     if (kind == BinaryKind::Sub)
@@ -101,20 +101,19 @@ Value TraceState::binary(BinaryKind kind, const Operand &lhs,
            TraceError::Category::Type);
     // NumPy's bool + bool is logical or, bool * bool logical and: compute
     // in int8 (0/1 operands cannot wrap to zero) and compare with zero.
-    mlir::Value l = materialize(lhs, DType::I8, shape, op);
-    mlir::Value r = materialize(rhs, DType::I8, shape, op);
+    mlir::Value l = materialize(builder, lhs, DType::I8, shape, op);
+    mlir::Value r = materialize(builder, rhs, DType::I8, shape, op);
     mlir::Value result = createBinaryOp(builder, loc, kind, l, r);
-    return wrap(mlir::pk::CastOp::create(
-        builder, loc, tensorType(shape, DType::Bool), result));
+    return mlir::pk::CastOp::create(
+        builder, loc, tensorType(builder, shape, DType::Bool), result);
   }
 
-  mlir::Value l = materialize(lhs, dtype, shape, op);
-  mlir::Value r = materialize(rhs, dtype, shape, op);
-  return wrap(createBinaryOp(builder, loc, kind, l, r));
+  mlir::Value l = materialize(builder, lhs, dtype, shape, op);
+  mlir::Value r = materialize(builder, rhs, dtype, shape, op);
+  return createBinaryOp(builder, loc, kind, l, r);
 }
 
-bool TraceState::comparedWithHuge(CompareKind kind, bool hugeOnRight,
-                                  bool positive) {
+bool comparedWithHuge(CompareKind kind, bool hugeOnRight, bool positive) {
   bool xBelow = hugeOnRight == positive; // the left side is the smaller
   switch (kind) {
   case CompareKind::Lt:
@@ -131,8 +130,8 @@ bool TraceState::comparedWithHuge(CompareKind kind, bool hugeOnRight,
   llvm_unreachable("unknown comparison");
 }
 
-Value TraceState::compare(CompareKind kind, const Operand &lhs,
-                          const Operand &rhs) {
+mlir::Value buildCompare(mlir::OpBuilder &builder, CompareKind kind,
+                         const Operand &lhs, const Operand &rhs) {
   std::string op = compareName(kind);
   Shape shape = broadcastOperands(lhs, rhs, op);
   DType dtype = resultType(lhs, rhs);
@@ -146,36 +145,38 @@ Value TraceState::compare(CompareKind kind, const Operand &lhs,
       const Operand &array = number == &lhs ? rhs : lhs;
       if (number->isBigInteger() && arrayType(array) &&
           isInteger(*arrayType(array)))
-        return wrap(materialize(
+        return materialize(
+            builder,
             Operand::fromBool(
                 comparedWithHuge(kind, number == &rhs, number->getFloat() > 0),
                 lhs.where()),
-            DType::Bool, shape, op));
+            DType::Bool, shape, op);
       if (!number->isBigInteger() && !fitsIn(number->getInteger(), dtype))
         dtype = DType::I64;
     }
-  mlir::Location loc = location(lhs.where());
-  mlir::Value l = materialize(lhs, dtype, shape, op);
-  mlir::Value r = materialize(rhs, dtype, shape, op);
-  return wrap(createComparisonOp(builder, loc, kind, l, r));
+  mlir::Location loc = location(builder, lhs.where());
+  mlir::Value l = materialize(builder, lhs, dtype, shape, op);
+  mlir::Value r = materialize(builder, rhs, dtype, shape, op);
+  return createComparisonOp(builder, loc, kind, l, r);
 }
 
-Value TraceState::mathFunction(MathFunction function, const Operand &operand) {
+mlir::Value buildMathFunction(mlir::OpBuilder &builder, MathFunction function,
+                              const Operand &operand) {
   std::string op = mathFunctionName(function);
   DType dtype = *arrayType(operand);
   // NumPy 2 rounds integers and booleans to themselves.
   if ((function == MathFunction::Floor || function == MathFunction::Ceil) &&
       !isFloat(dtype))
-    return wrap(materialize(operand, dtype, shapeOf(operand), op));
+    return materialize(builder, operand, dtype, shapeOf(operand), op);
   if (!isFloat(dtype))
     dtype = promoteTypes(dtype, DType::F16); // NumPy: int8 -> float16, ...
-  mlir::Value x = materialize(operand, dtype, shapeOf(operand), op);
-  mlir::Location loc = location(operand.where());
-  return wrap(createMathOp(builder, loc, function, x));
+  mlir::Value x = materialize(builder, operand, dtype, shapeOf(operand), op);
+  mlir::Location loc = location(builder, operand.where());
+  return createMathOp(builder, loc, function, x);
 }
 
-Value TraceState::power(const Operand &base, const Operand &exponent,
-                        bool inPlace) {
+mlir::Value buildPower(mlir::OpBuilder &builder, const Operand &base,
+                       const Operand &exponent, bool inPlace) {
   const std::string op = "power";
   Shape shape = broadcastOperands(base, exponent, op);
   DType dtype = resultType(base, exponent);
@@ -188,7 +189,7 @@ Value TraceState::power(const Operand &base, const Operand &exponent,
   bool weakNumber =
       !exponent.numberType() && (exponent.getKind() == Operand::Kind::Integer ||
                                  exponent.getKind() == Operand::Kind::Float);
-  mlir::Location loc = location(base.where());
+  mlir::Location loc = location(builder, base.where());
   if (!isFloat(dtype)) {
     if (exponent.getKind() != Operand::Kind::Integer &&
         exponent.getKind() != Operand::Kind::Bool)
@@ -202,7 +203,7 @@ Value TraceState::power(const Operand &base, const Operand &exponent,
     // OverflowError even without elements); NumPy raises for negative
     // ones in its loop, so arrays without elements raise nothing.
     if (exponent.isBigInteger())
-      scalarAttr(exponent, dtype, op);
+      scalarAttr(builder, exponent, dtype, op);
     std::optional<DType> baseType = arrayType(base);
     if (weakNumber && baseType && isInteger(*baseType) &&
         !fitsIn(exponent.getInteger(), *baseType))
@@ -218,12 +219,12 @@ Value TraceState::power(const Operand &base, const Operand &exponent,
            "raises ValueError); use a floating-point base",
            TraceError::Category::Value);
     if (empty)
-      return wrap(
-          materialize(Operand::fromInteger(0, base.where()), dtype, shape, op));
-    return wrap(integerPower(materialize(base, dtype, shape, op),
-                             uint64_t(exponent.getInteger()), loc));
+      return materialize(builder, Operand::fromInteger(0, base.where()), dtype,
+                         shape, op);
+    return integerPower(builder, materialize(builder, base, dtype, shape, op),
+                        uint64_t(exponent.getInteger()), loc);
   }
-  mlir::Value b = materialize(base, dtype, shape, op);
+  mlir::Value b = materialize(builder, base, dtype, shape, op);
   if (weakNumber) {
     // NumPy's fast paths for `array ** python_scalar` (square, sqrt,
     // reciprocal, ones, copy): the same results, without a pow call.
@@ -232,46 +233,45 @@ Value TraceState::power(const Operand &base, const Operand &exponent,
             ? double(exponent.getInteger())
             : exponent.getFloat();
     auto number = [&](double value) {
-      return materialize(Operand::fromFloat(value, base.where()), dtype, shape,
-                         op);
+      return materialize(builder, Operand::fromFloat(value, base.where()),
+                         dtype, shape, op);
     };
     if (e == 2.0)
-      return wrap(mlir::pk::MulOp::create(builder, loc, b, b));
+      return mlir::pk::MulOp::create(builder, loc, b, b);
     // Cubes and fourth powers as multiplications, as jax.numpy and numexpr
     // do (NumPy calls pow): within 2 ulp of it, and no pow call in gelu.
     if (e == 3.0 || e == 4.0) {
       mlir::Value square = mlir::pk::MulOp::create(builder, loc, b, b);
-      return wrap(
-          mlir::pk::MulOp::create(builder, loc, square, e == 3.0 ? b : square));
+      return mlir::pk::MulOp::create(builder, loc, square,
+                                     e == 3.0 ? b : square);
     }
     if (e == 0.5)
-      return wrap(mlir::pk::SqrtOp::create(builder, loc, b));
+      return mlir::pk::SqrtOp::create(builder, loc, b);
     if (e == -1.0)
-      return wrap(mlir::pk::DivOp::create(builder, loc, number(1.0), b));
+      return mlir::pk::DivOp::create(builder, loc, number(1.0), b);
     if (e == 1.0)
-      return wrap(b);
+      return b;
     if (e == 0.0)
-      return wrap(number(1.0));
+      return number(1.0);
   }
-  mlir::Value e = materialize(exponent, dtype, shape, op);
+  mlir::Value e = materialize(builder, exponent, dtype, shape, op);
   mlir::Value result = mlir::pk::PowOp::create(builder, loc, b, e);
   if ((dtype == DType::F32 || dtype == DType::F64) &&
       exponentRepeatsAcrossLoop(base, exponent, shape, inPlace)) {
     // NumPy's float32/float64 power loop takes sqrt(x) for an exponent
     // of 0.5 held in its one repeated element; sqrt differs from pow at
     // -inf (nan, not inf) and -0.0 (-0.0, not 0.0).
-    mlir::Value half = materialize(Operand::fromFloat(0.5, exponent.where()),
-                                   dtype, shape, op);
+    mlir::Value half = materialize(
+        builder, Operand::fromFloat(0.5, exponent.where()), dtype, shape, op);
     mlir::Value isHalf = mlir::pk::EqualOp::create(builder, loc, e, half);
     mlir::Value root = mlir::pk::SqrtOp::create(builder, loc, b);
     result = mlir::pk::SelectOp::create(builder, loc, isHalf, root, result);
   }
-  return wrap(result);
+  return result;
 }
 
-bool TraceState::exponentRepeatsAcrossLoop(const Operand &base,
-                                           const Operand &exponent,
-                                           const Shape &result, bool inPlace) {
+bool exponentRepeatsAcrossLoop(const Operand &base, const Operand &exponent,
+                               const Shape &result, bool inPlace) {
   Shape exponentShape = shapeOf(exponent);
   if (llvm::any_of(exponentShape, [](int64_t d) { return d != 1; }))
     return false;
@@ -283,8 +283,8 @@ bool TraceState::exponentRepeatsAcrossLoop(const Operand &base,
   return !trivial;
 }
 
-mlir::Value TraceState::integerPower(mlir::Value value, uint64_t exponent,
-                                     mlir::Location loc) {
+mlir::Value integerPower(mlir::OpBuilder &builder, mlir::Value value,
+                         uint64_t exponent, mlir::Location loc) {
   mlir::Value result;
   for (mlir::Value square = value; exponent; exponent >>= 1) {
     if (exponent & 1)
@@ -303,13 +303,13 @@ mlir::Value TraceState::integerPower(mlir::Value value, uint64_t exponent,
           type, builder.getIntegerAttr(type.getElementType(), 1)));
 }
 
-Value TraceState::absolute(const Operand &operand) {
-  return wrap(mlir::pk::AbsOp::create(builder, location(operand.where()),
-                                      operand.getValue().ir()));
+mlir::Value buildAbsolute(mlir::OpBuilder &builder, const Operand &operand) {
+  return mlir::pk::AbsOp::create(builder, location(builder, operand.where()),
+                                 operand.getValue().ir());
 }
 
-Value TraceState::select(const Operand &condition, const Operand &a,
-                         const Operand &b) {
+mlir::Value buildSelect(mlir::OpBuilder &builder, const Operand &condition,
+                        const Operand &a, const Operand &b) {
   const std::string op = "where";
   Shape valueShape = broadcastOperands(a, b, op);
   Shape conditionShape = shapeOf(condition);
@@ -338,27 +338,28 @@ Value TraceState::select(const Operand &condition, const Operand &a,
         llvm::APInt(64, uint64_t(*number)).trunc(bits).getSExtValue(),
         value.where());
   };
-  mlir::Value c = materialize(condition, DType::Bool, *shape, op);
-  mlir::Value t = materialize(converted(a), dtype, *shape, op);
-  mlir::Value f = materialize(converted(b), dtype, *shape, op);
-  return wrap(mlir::pk::SelectOp::create(builder, location(condition.where()),
-                                         c, t, f));
+  mlir::Value c = materialize(builder, condition, DType::Bool, *shape, op);
+  mlir::Value t = materialize(builder, converted(a), dtype, *shape, op);
+  mlir::Value f = materialize(builder, converted(b), dtype, *shape, op);
+  return mlir::pk::SelectOp::create(
+      builder, location(builder, condition.where()), c, t, f);
 }
 
-Value TraceState::negate(const Operand &operand) {
+mlir::Value buildNegate(mlir::OpBuilder &builder, const Operand &operand) {
   mlir::Value value = operand.getValue().ir();
   if (dtypeOf(value) == DType::Bool)
     fail(operand.where(), "negative",
          "the boolean negative, the `-` operator, is not supported (as in "
          "NumPy); cast to a number type first with pk::cast",
          TraceError::Category::Type);
-  return wrap(
-      mlir::pk::NegOp::create(builder, location(operand.where()), value));
+  return mlir::pk::NegOp::create(builder, location(builder, operand.where()),
+                                 value);
 }
 
-Value TraceState::cast(const Operand &operand, DType dtype) {
+mlir::Value buildCast(mlir::OpBuilder &builder, const Operand &operand,
+                      DType dtype) {
   mlir::Value value = operand.getValue().ir();
-  return wrap(materialize(operand, dtype, shapeOf(value), "cast"));
+  return materialize(builder, operand, dtype, shapeOf(value), "cast");
 }
 
 } // namespace detail

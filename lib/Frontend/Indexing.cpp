@@ -1,6 +1,6 @@
 //===- Indexing.cpp - NumPy's basic indexing of traced values ------------===//
 
-#include "TraceState.h"
+#include "OpBuilders.h"
 
 namespace pk {
 namespace detail {
@@ -65,15 +65,19 @@ ResolvedIndex resolveIndex(const Shape &shape, const Index &index,
   return resolved;
 }
 
-Value TraceState::slice(const Operand &value, const Index &index) {
+mlir::Value buildSlice(mlir::OpBuilder &builder, const Operand &value,
+                       const Index &index) {
   mlir::Value source = value.getValue().ir();
   ResolvedIndex part = resolveIndex(shapeOf(source), index, "indexing");
-  return wrap(mlir::pk::ExtractSliceOp::create(
-      builder, location(index.where), tensorType(part.shape, dtypeOf(source)),
-      source, part.offsets, part.sizes, part.strides));
+  return mlir::pk::ExtractSliceOp::create(
+      builder, location(builder, index.where),
+      tensorType(builder, part.shape, dtypeOf(source)), source, part.offsets,
+      part.sizes, part.strides);
 }
 
-Operand TraceState::withShape(const Operand &value, const Shape &shape) {
+Operand withShape(mlir::OpBuilder &builder, const Operand &value,
+                  const Shape &shape,
+                  llvm::function_ref<Value(mlir::Value)> wrap) {
   if (value.getKind() == Operand::Kind::Array) {
     const Operand::ConstantArray &array = value.getArray();
     return Operand::fromArray(array.dtype, shape, array.bytes, value.where());
@@ -83,8 +87,9 @@ Operand TraceState::withShape(const Operand &value, const Shape &shape) {
   size_t rank = sourceShape.size();
   llvm::SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
   mlir::Value part = mlir::pk::ExtractSliceOp::create(
-      builder, location(value.where()), tensorType(shape, dtypeOf(source)),
-      source, offsets, sourceShape, strides);
+      builder, location(builder, value.where()),
+      tensorType(builder, shape, dtypeOf(source)), source, offsets, sourceShape,
+      strides);
   return Operand(wrap(part), value.where());
 }
 

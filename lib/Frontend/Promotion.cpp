@@ -1,12 +1,43 @@
 //===- Promotion.cpp - NumPy's type promotion and constants --------------===//
 
-#include "TraceState.h"
+#include "OpBuilders.h"
 
 namespace pk {
 namespace detail {
 
-mlir::TypedAttr TraceState::scalarAttr(const Operand &number, DType dtype,
-                                       const std::string &op) {
+mlir::Location location(mlir::Builder &builder, const SourceLoc &where) {
+  if (where.file.empty())
+    return builder.getUnknownLoc();
+  return mlir::FileLineColLoc::get(builder.getContext(), where.file, where.line,
+                                   where.column);
+}
+
+mlir::RankedTensorType tensorType(mlir::Builder &builder, const Shape &shape,
+                                  DType dtype) {
+  return mlir::RankedTensorType::get(shape,
+                                     toMlirType(dtype, *builder.getContext()));
+}
+
+Shape shapeOf(mlir::Value value) {
+  auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
+  return Shape(type.getShape().begin(), type.getShape().end());
+}
+
+DType dtypeOf(mlir::Value value) {
+  return *fromMlirType(
+      llvm::cast<mlir::RankedTensorType>(value.getType()).getElementType());
+}
+
+Shape shapeOf(const Operand &operand) {
+  if (operand.getKind() == Operand::Kind::Value)
+    return shapeOf(operand.getValue().ir());
+  if (operand.getKind() == Operand::Kind::Array)
+    return operand.getArray().shape;
+  return {};
+}
+
+mlir::TypedAttr scalarAttr(mlir::Builder &builder, const Operand &number,
+                           DType dtype, const std::string &op) {
   mlir::MLIRContext &context = *builder.getContext();
   mlir::Type type = toMlirType(dtype, context);
   bool isFloatNumber =
@@ -69,7 +100,7 @@ mlir::TypedAttr TraceState::scalarAttr(const Operand &number, DType dtype,
   return mlir::IntegerAttr::get(type, llvm::APInt(bits, value, true));
 }
 
-std::string TraceState::formatBigInteger(const Operand &number) {
+std::string formatBigInteger(const Operand &number) {
   if (std::optional<int64_t> bits = number.wrappedToInt64())
     return std::to_string(uint64_t(*bits));
   if (std::isinf(number.getFloat()))
@@ -79,7 +110,7 @@ std::string TraceState::formatBigInteger(const Operand &number) {
   return text;
 }
 
-bool TraceState::fitsIn(int64_t value, DType dtype) {
+bool fitsIn(int64_t value, DType dtype) {
   unsigned bits = unsigned(itemSize(dtype)) * 8;
   if (bits >= 64)
     return true;
@@ -87,34 +118,36 @@ bool TraceState::fitsIn(int64_t value, DType dtype) {
   return value >= -limit && value < limit;
 }
 
-mlir::Value TraceState::materialize(const Operand &operand, DType dtype,
-                                    const Shape &shape, const std::string &op) {
-  mlir::Location loc = location(operand.where());
+mlir::Value materialize(mlir::OpBuilder &builder, const Operand &operand,
+                        DType dtype, const Shape &shape,
+                        const std::string &op) {
+  mlir::Location loc = location(builder, operand.where());
   mlir::Value value;
   switch (operand.getKind()) {
   case Operand::Kind::Value:
     value = operand.getValue().ir();
     break;
   case Operand::Kind::Array:
-    value = constantArray(operand.getArray(), loc);
+    value = constantArray(builder, operand.getArray(), loc);
     break;
   default: {
-    auto type = tensorType(shape, dtype);
+    auto type = tensorType(builder, shape, dtype);
     auto splat = mlir::DenseElementsAttr::get(
-        type, llvm::ArrayRef<mlir::Attribute>(scalarAttr(operand, dtype, op)));
+        type, llvm::ArrayRef<mlir::Attribute>(
+                  scalarAttr(builder, operand, dtype, op)));
     return mlir::pk::ConstantOp::create(builder, loc, splat);
   }
   }
   if (dtypeOf(value) != dtype)
-    value = mlir::pk::CastOp::create(builder, loc,
-                                     tensorType(shapeOf(value), dtype), value);
+    value = mlir::pk::CastOp::create(
+        builder, loc, tensorType(builder, shapeOf(value), dtype), value);
   if (shapeOf(value) != shape)
-    value = mlir::pk::BroadcastOp::create(builder, loc,
-                                          tensorType(shape, dtype), value);
+    value = mlir::pk::BroadcastOp::create(
+        builder, loc, tensorType(builder, shape, dtype), value);
   return value;
 }
 
-std::optional<DType> TraceState::arrayType(const Operand &operand) {
+std::optional<DType> arrayType(const Operand &operand) {
   if (operand.getKind() == Operand::Kind::Value)
     return dtypeOf(operand.getValue().ir());
   if (operand.getKind() == Operand::Kind::Array)
@@ -122,9 +155,10 @@ std::optional<DType> TraceState::arrayType(const Operand &operand) {
   return operand.numberType();
 }
 
-mlir::Value TraceState::constantArray(const Operand::ConstantArray &array,
-                                      mlir::Location loc) {
-  auto type = tensorType(array.shape, array.dtype);
+mlir::Value constantArray(mlir::OpBuilder &builder,
+                          const Operand::ConstantArray &array,
+                          mlir::Location loc) {
+  auto type = tensorType(builder, array.shape, array.dtype);
   mlir::DenseElementsAttr attr;
   if (array.dtype == DType::Bool) {
     llvm::SmallVector<bool> bits(array.bytes.begin(), array.bytes.end());
@@ -138,7 +172,7 @@ mlir::Value TraceState::constantArray(const Operand::ConstantArray &array,
   return mlir::pk::ConstantOp::create(builder, loc, attr);
 }
 
-DType TraceState::resultType(const Operand &lhs, const Operand &rhs) {
+DType resultType(const Operand &lhs, const Operand &rhs) {
   std::optional<DType> lhsType = arrayType(lhs), rhsType = arrayType(rhs);
   if (lhsType && rhsType)
     return promoteTypes(*lhsType, *rhsType);
@@ -156,7 +190,7 @@ DType TraceState::resultType(const Operand &lhs, const Operand &rhs) {
   }
 }
 
-DType TraceState::weakType(const Operand &number) {
+DType weakType(const Operand &number) {
   switch (number.getKind()) {
   case Operand::Kind::Bool:
     return DType::Bool;
@@ -167,8 +201,8 @@ DType TraceState::weakType(const Operand &number) {
   }
 }
 
-Shape TraceState::broadcastOperands(const Operand &lhs, const Operand &rhs,
-                                    const std::string &op) {
+Shape broadcastOperands(const Operand &lhs, const Operand &rhs,
+                        const std::string &op) {
   Shape lhsShape = shapeOf(lhs), rhsShape = shapeOf(rhs);
   std::optional<Shape> shape = broadcastShapes(lhsShape, rhsShape);
   if (!shape)

@@ -60,9 +60,7 @@ mlir::MLIRContext &defaultContext() {
   return *context;
 }
 
-using detail::BinaryKind;
-using detail::CompareKind;
-using detail::TraceState;
+using namespace detail;
 
 //===----------------------------------------------------------------------===//
 // Operand, Value, Ref, RefElement
@@ -122,21 +120,32 @@ Operand Operand::fromFloat(double number, SourceLoc where) {
   return operand;
 }
 
+/// `build` run at the end of the kernel body of the open trace that owns
+/// `operands`, its result a value of that trace.
+template <typename Build>
+static Value traced(std::initializer_list<const Operand *> operands,
+                    const std::string &op, Build build) {
+  TraceState &state = TraceState::owner(operands, op);
+  return state.wrap(build(state.opBuilder()));
+}
+
 Shape Value::shape(std::source_location where) const {
   Operand self(*this, where);
   TraceState::owner({&self}, "shape");
-  return TraceState::shapeOf(value);
+  return shapeOf(value);
 }
 
 DType Value::dtype(std::source_location where) const {
   Operand self(*this, where);
   TraceState::owner({&self}, "dtype");
-  return TraceState::dtypeOf(value);
+  return dtypeOf(value);
 }
 
 Value Value::operator[](const Index &index) const {
   Operand self(*this, index.where);
-  return TraceState::owner({&self}, "indexing").slice(self, index);
+  return traced({&self}, "indexing", [&](mlir::OpBuilder &builder) {
+    return buildSlice(builder, self, index);
+  });
 }
 
 RefElement Ref::operator[](const WholeArray &index) const {
@@ -191,8 +200,11 @@ void RefElement::operator=(const Operand &stored) && { store(stored); }
 static Operand combined(const Value &current, BinaryKind kind,
                         const Operand &rhs) {
   Operand lhs(current, rhs.where());
-  TraceState &owner = TraceState::owner({&lhs, &rhs}, "store");
-  return Operand(owner.binary(kind, lhs, rhs), rhs.where());
+  return Operand(traced({&lhs, &rhs}, "store",
+                        [&](mlir::OpBuilder &builder) {
+                          return buildBinary(builder, kind, lhs, rhs);
+                        }),
+                 rhs.where());
 }
 
 void RefElement::operator+=(const Operand &rhs) && {
@@ -216,8 +228,9 @@ void RefElement::operator%=(const Operand &rhs) && {
 //===----------------------------------------------------------------------===//
 
 static Value binary(BinaryKind kind, const Operand &lhs, const Operand &rhs) {
-  return TraceState::owner({&lhs, &rhs}, binaryName(kind))
-      .binary(kind, lhs, rhs);
+  return traced({&lhs, &rhs}, binaryName(kind), [&](mlir::OpBuilder &builder) {
+    return buildBinary(builder, kind, lhs, rhs);
+  });
 }
 
 Value operator+(const Operand &lhs, const Operand &rhs) {
@@ -240,7 +253,9 @@ Value floorDivide(const Operand &lhs, const Operand &rhs) {
 }
 
 static Value compare(CompareKind kind, const Operand &lhs, const Operand &rhs) {
-  return TraceState::owner({&lhs, &rhs}, "compare").compare(kind, lhs, rhs);
+  return traced({&lhs, &rhs}, "compare", [&](mlir::OpBuilder &builder) {
+    return buildCompare(builder, kind, lhs, rhs);
+  });
 }
 
 Value operator<(const Operand &lhs, const Operand &rhs) {
@@ -275,59 +290,71 @@ Value math(MathFunction function, const Operand &value) {
     throw TraceError("math: the function takes a traced value; compute with "
                      "C++ numbers in C++",
                      value.where(), TraceError::Category::Type);
-  return TraceState::owner({&value}, "math").mathFunction(function, value);
+  return traced({&value}, "math", [&](mlir::OpBuilder &builder) {
+    return buildMathFunction(builder, function, value);
+  });
 }
 
 Value pow(const Operand &base, const Operand &exponent) {
-  return TraceState::owner({&base, &exponent}, "power")
-      .power(base, exponent, /*inPlace=*/false);
+  return traced({&base, &exponent}, "power", [&](mlir::OpBuilder &builder) {
+    return buildPower(builder, base, exponent, /*inPlace=*/false);
+  });
 }
 
 Value powInPlace(const Operand &base, const Operand &exponent) {
-  return TraceState::owner({&base, &exponent}, "power")
-      .power(base, exponent, /*inPlace=*/true);
+  return traced({&base, &exponent}, "power", [&](mlir::OpBuilder &builder) {
+    return buildPower(builder, base, exponent, /*inPlace=*/true);
+  });
 }
 
-static Value reduce(int kind, const Operand &value, const Axes &axes,
+static Value reduce(ReduceKind kind, const Operand &value, const Axes &axes,
                     bool keepdims) {
   if (value.getKind() != Operand::Kind::Value)
     throw TraceError("reduce: reductions take a traced value", value.where(),
                      TraceError::Category::Type);
-  return TraceState::owner({&value}, "reduce")
-      .reduce(TraceState::ReduceKind(kind), value, axes, keepdims);
+  return traced({&value}, "reduce", [&](mlir::OpBuilder &builder) {
+    return buildReduce(builder, kind, value, axes, keepdims);
+  });
 }
 
 Value sum(const Operand &value, const Axes &axes, bool keepdims) {
-  return reduce(0, value, axes, keepdims);
+  return reduce(ReduceKind::Sum, value, axes, keepdims);
 }
 Value amax(const Operand &value, const Axes &axes, bool keepdims) {
-  return reduce(1, value, axes, keepdims);
+  return reduce(ReduceKind::Max, value, axes, keepdims);
 }
 Value amin(const Operand &value, const Axes &axes, bool keepdims) {
-  return reduce(2, value, axes, keepdims);
+  return reduce(ReduceKind::Min, value, axes, keepdims);
 }
 Value mean(const Operand &value, const Axes &axes, bool keepdims) {
-  return reduce(3, value, axes, keepdims);
+  return reduce(ReduceKind::Mean, value, axes, keepdims);
 }
 
 Value abs(const Operand &value) {
   if (value.getKind() != Operand::Kind::Value)
     throw TraceError("abs: pk::abs takes a traced value", value.where(),
                      TraceError::Category::Type);
-  return TraceState::owner({&value}, "abs").absolute(value);
+  return traced({&value}, "abs", [&](mlir::OpBuilder &builder) {
+    return buildAbsolute(builder, value);
+  });
 }
 
 Value where(const Operand &condition, const Operand &a, const Operand &b) {
-  return TraceState::owner({&condition, &a, &b}, "where")
-      .select(condition, a, b);
+  return traced({&condition, &a, &b}, "where", [&](mlir::OpBuilder &builder) {
+    return buildSelect(builder, condition, a, b);
+  });
 }
 
 Value operator-(const Operand &operand) {
-  return TraceState::owner({&operand}, "negative").negate(operand);
+  return traced({&operand}, "negative", [&](mlir::OpBuilder &builder) {
+    return buildNegate(builder, operand);
+  });
 }
 
 Value matmul(const Operand &lhs, const Operand &rhs) {
-  return TraceState::owner({&lhs, &rhs}, "matmul").matmul(lhs, rhs);
+  return traced({&lhs, &rhs}, "matmul", [&](mlir::OpBuilder &builder) {
+    return buildMatmul(builder, lhs, rhs);
+  });
 }
 
 Value cast(const Operand &value, DType dtype) {
@@ -335,7 +362,9 @@ Value cast(const Operand &value, DType dtype) {
     throw TraceError("cast: pk::cast converts traced values; write "
                      "pk::typed(number, dtype) for a typed number",
                      value.where());
-  return TraceState::owner({&value}, "cast").cast(value, dtype);
+  return traced({&value}, "cast", [&](mlir::OpBuilder &builder) {
+    return buildCast(builder, value, dtype);
+  });
 }
 
 Operand typed(const Operand &number, DType dtype) {

@@ -12,7 +12,7 @@ TraceState::TraceState(mlir::MLIRContext &context, std::string kernelName,
   checkName("kernel", name, where);
   for (const ArgSpec &arg : signature)
     checkName("parameter", arg.name, where, /*mayBeEmpty=*/true);
-  kernelLoc = location(where);
+  kernelLoc = location(builder, where);
   module = mlir::ModuleOp::create(kernelLoc);
   builder.setInsertionPointToEnd(module->getBody());
 
@@ -120,39 +120,9 @@ TraceState &TraceState::owner(std::initializer_list<const Operand *> operands,
   return *state;
 }
 
-mlir::Location TraceState::location(const SourceLoc &where) {
-  if (where.file.empty())
-    return builder.getUnknownLoc();
-  return mlir::FileLineColLoc::get(builder.getContext(), where.file, where.line,
-                                   where.column);
-}
-
-mlir::RankedTensorType TraceState::tensorType(const Shape &shape, DType dtype) {
-  return mlir::RankedTensorType::get(shape,
-                                     toMlirType(dtype, *builder.getContext()));
-}
-
-Shape TraceState::shapeOf(mlir::Value value) {
-  auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
-  return Shape(type.getShape().begin(), type.getShape().end());
-}
-
-DType TraceState::dtypeOf(mlir::Value value) {
-  return *fromMlirType(
-      llvm::cast<mlir::RankedTensorType>(value.getType()).getElementType());
-}
-
-Shape TraceState::shapeOf(const Operand &operand) {
-  if (operand.getKind() == Operand::Kind::Value)
-    return shapeOf(operand.getValue().ir());
-  if (operand.getKind() == Operand::Kind::Array)
-    return operand.getArray().shape;
-  return {};
-}
-
 Value TraceState::load(unsigned index, const SourceLoc &where) {
   checkOpen("load of '" + argName(index) + "'", where);
-  return wrap(mlir::pk::LoadOp::create(builder, location(where),
+  return wrap(mlir::pk::LoadOp::create(builder, location(builder, where),
                                        refType(index).getTensorType(),
                                        refValue(index)));
 }
@@ -164,7 +134,7 @@ void TraceState::store(unsigned index, const Operand &value) {
   Shape refShape(ref.getShape().begin(), ref.getShape().end());
   mlir::Value stored =
       storable(index, value, refShape, "ref '" + argName(index) + "'", op);
-  mlir::pk::StoreOp::create(builder, location(value.where()), stored,
+  mlir::pk::StoreOp::create(builder, location(builder, value.where()), stored,
                             refValue(index));
   hasStore = true;
 }
@@ -193,7 +163,7 @@ void TraceState::store(unsigned ref, const Index &index, const Operand &value) {
              formatShape(valueShape));
   mlir::Value stored = storable(ref, value, part.shape,
                                 "a slice of ref '" + argName(ref) + "'", op);
-  mlir::Location loc = location(value.where());
+  mlir::Location loc = location(builder, value.where());
   mlir::Value contents = mlir::pk::LoadOp::create(
       builder, loc, refType(ref).getTensorType(), refValue(ref));
   mlir::Value updated = mlir::pk::InsertSliceOp::create(
@@ -220,7 +190,10 @@ mlir::Value TraceState::storable(unsigned index, const Operand &value,
                        .take_front(valueShape.size() - targetShape.size()),
                    [](int64_t dim) { return dim == 1; })) {
     Shape kept(valueShape.end() - targetShape.size(), valueShape.end());
-    return storable(index, withShape(value, kept), targetShape, target, op);
+    return storable(index,
+                    withShape(builder, value, kept,
+                              [&](mlir::Value part) { return wrap(part); }),
+                    targetShape, target, op);
   }
   // `o[...] = v` broadcasts v to o's shape, never the other way round.
   if (!broadcastsTo(valueShape, targetShape))
@@ -240,7 +213,7 @@ mlir::Value TraceState::storable(unsigned index, const Operand &value,
              argName(index) + "' of dtype " + quoted(refDType) +
              " (NumPy's same_kind casting); convert explicitly with cast",
          TraceError::Category::Type);
-  return materialize(value, refDType, targetShape, op);
+  return materialize(builder, value, refDType, targetShape, op);
 }
 
 mlir::OwningOpRef<mlir::ModuleOp> TraceState::finish(const SourceLoc &where) {

@@ -23,8 +23,6 @@ dtypes run the compiled code directly.
 
 import inspect
 import operator
-import os
-import sys
 from collections import namedtuple
 
 import numpy as np
@@ -129,19 +127,13 @@ _OTHER_UFUNCS = {
 }
 
 
-_PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
 def _error(kind, message):
-    """`kind` of exception whose message starts with the user's line: the
-    innermost frame outside this package, as the tracer's errors do."""
-    frame = sys._getframe(1)
-    while frame is not None and \
-            os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIRECTORY):
-        frame = frame.f_back
-    if frame is None:
+    """`kind` of exception whose message starts with the user's line, found
+    as the tracer's errors find it."""
+    file, line = _picokernel._user_location()
+    if not file:
         return kind(message)
-    return kind(f"{frame.f_code.co_filename}:{frame.f_lineno}: error: {message}")
+    return kind(f"{file}:{line}: error: {message}")
 
 
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):

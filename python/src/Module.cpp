@@ -458,6 +458,14 @@ NB_MODULE(_picokernel, m) {
 
   m.def("_trace_function", &traceFunction);
   m.def(
+      "_user_location",
+      [] {
+        SourceLoc where = pythonLocation();
+        return std::make_pair(where.file, where.line);
+      },
+      "The user's line: the innermost frame outside picokernel's package, "
+      "as (file, line); ('', 0) when there is none.");
+  m.def(
       "vulkan_device", [] { return vulkanDeviceName(); },
       "The Vulkan device kernels with backend='vulkan' run on.");
   m.def("vulkan_available", [] {

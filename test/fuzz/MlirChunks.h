@@ -9,17 +9,14 @@
 #ifndef PICOKERNEL_TEST_FUZZ_MLIRCHUNKS_H
 #define PICOKERNEL_TEST_FUZZ_MLIRCHUNKS_H
 
-#include "picokernel/Dialect/Pk/IR/PkDialect.h"
+#include "picokernel/Compiler/Registry.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include <cstdint>
 #include <string>
@@ -30,10 +27,7 @@ namespace pk::fuzz {
 inline const mlir::DialectRegistry &registry() {
   static const mlir::DialectRegistry instance = [] {
     mlir::DialectRegistry r;
-    r.insert<mlir::pk::PkDialect>();
-    mlir::registerAllDialects(r);
-    mlir::registerAllExtensions(r);
-    mlir::registerAllToLLVMIRTranslations(r);
+    mlir::pk::registerPkCompilerDialects(r);
     return r;
   }();
   return instance;

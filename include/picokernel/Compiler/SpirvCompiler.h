@@ -37,8 +37,10 @@ struct VulkanPlan {
     uint64_t bytes = 0;
     /// What it holds, for messages: "argument '0'", "a temporary".
     std::string what;
-    /// A constant's initial contents (`bytes` of them); empty otherwise.
+    /// A constant's initial contents: all `bytes` of them, or one element
+    /// repeated through the buffer when `splat`; empty otherwise.
     std::vector<char> contents;
+    bool splat = false;
   };
   struct Step {
     enum Kind { Dispatch, Copy } kind = Dispatch;

@@ -92,7 +92,8 @@ struct VulkanKernel::Impl {
   // the buffers last.
   std::vector<Buffer> buffers; // the plan's, parameters first
   Owned<VkShaderModule, vkDestroyShaderModule> shader;
-  std::vector<Pipeline> pipelines; // one per dispatch step
+  std::vector<Pipeline> pipelines; // per plan step; empty for copies
+  uint32_t dispatchCount = 0;
   Owned<VkDescriptorPool, vkDestroyDescriptorPool> descriptorPool;
   Owned<VkCommandPool, vkDestroyCommandPool> commandPool;
   VkCommandBuffer commands = VK_NULL_HANDLE; // freed with the pool
@@ -146,9 +147,18 @@ void VulkanKernel::Impl::addBuffer(
   check(vkMapMemory(device.device, buffer.memory.get(), 0, VK_WHOLE_SIZE, 0,
                     &buffer.mapped),
         "vkMapMemory");
-  if (!planned.contents.empty())
-    std::memcpy(buffer.mapped, planned.contents.data(),
-                std::min<size_t>(planned.contents.size(), planned.bytes));
+  if (planned.contents.empty())
+    return;
+  // A splat's one element repeats through the buffer: the part written
+  // so far is copied after itself.
+  char *target = static_cast<char *>(buffer.mapped);
+  size_t filled = std::min<size_t>(planned.contents.size(), planned.bytes);
+  std::memcpy(target, planned.contents.data(), filled);
+  while (planned.splat && filled && filled < planned.bytes) {
+    size_t more = std::min<size_t>(filled, planned.bytes - filled);
+    std::memcpy(target + filled, target, more);
+    filled += more;
+  }
 }
 
 void VulkanKernel::Impl::createBuffers(const mlir::pk::VulkanPlan &plan) {
@@ -167,10 +177,12 @@ void VulkanKernel::Impl::createPipelines(const mlir::pk::VulkanPlan &plan) {
   shaderInfo.pCode = plan.spirv.data();
   check(vkCreateShaderModule(device.device, &shaderInfo, nullptr, shader.out()),
         "vkCreateShaderModule");
-  for (const mlir::pk::VulkanPlan::Step &step : plan.steps) {
+  pipelines.resize(plan.steps.size());
+  for (auto [index, step] : llvm::enumerate(plan.steps)) {
     if (step.kind != mlir::pk::VulkanPlan::Step::Dispatch)
       continue;
-    Pipeline &pipeline = pipelines.emplace_back();
+    Pipeline &pipeline = pipelines[index];
+    ++dispatchCount;
     pipeline.setLayout = decltype(pipeline.setLayout)(device.device);
     pipeline.layout = decltype(pipeline.layout)(device.device);
     pipeline.pipeline = decltype(pipeline.pipeline)(device.device);
@@ -222,18 +234,17 @@ void VulkanKernel::Impl::writeDescriptorSets(const mlir::pk::VulkanPlan &plan) {
   poolSize.descriptorCount = std::max<uint32_t>(poolSize.descriptorCount, 1);
   VkDescriptorPoolCreateInfo poolInfo{
       VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  poolInfo.maxSets = std::max<uint32_t>(uint32_t(pipelines.size()), 1);
+  poolInfo.maxSets = std::max<uint32_t>(dispatchCount, 1);
   poolInfo.poolSizeCount = 1;
   poolInfo.pPoolSizes = &poolSize;
   descriptorPool = decltype(descriptorPool)(device.device);
   check(vkCreateDescriptorPool(device.device, &poolInfo, nullptr,
                                descriptorPool.out()),
         "vkCreateDescriptorPool");
-  size_t p = 0;
-  for (const mlir::pk::VulkanPlan::Step &step : plan.steps) {
+  for (auto [index, step] : llvm::enumerate(plan.steps)) {
     if (step.kind != mlir::pk::VulkanPlan::Step::Dispatch)
       continue;
-    Pipeline &pipeline = pipelines[p++];
+    Pipeline &pipeline = pipelines[index];
     VkDescriptorSetAllocateInfo setAllocation{
         VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     setAllocation.descriptorPool = descriptorPool.get();
@@ -284,10 +295,9 @@ void VulkanKernel::Impl::recordCommands(const mlir::pk::VulkanPlan &plan) {
       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
       VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   const uint32_t *limits = device.properties.limits.maxComputeWorkGroupCount;
-  size_t p = 0;
-  for (const mlir::pk::VulkanPlan::Step &step : plan.steps) {
+  for (auto [index, step] : llvm::enumerate(plan.steps)) {
     if (step.kind == mlir::pk::VulkanPlan::Step::Dispatch) {
-      const Pipeline &pipeline = pipelines[p++];
+      const Pipeline &pipeline = pipelines[index];
       vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE,
                         pipeline.pipeline.get());
       vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE,

@@ -38,6 +38,30 @@ std::vector<float> randomFloats(size_t n, unsigned seed) {
   return values;
 }
 
+// A build without the Vulkan runtime (PK_ENABLE_VULKAN=OFF) says so when a
+// kernel asks for it, at the call, as a VulkanError naming the option.
+TEST(VulkanNotBuilt, BackendVulkanRaisesAClearError) {
+  if (PK_VULKAN_BUILT)
+    GTEST_SKIP() << "this build has the Vulkan runtime";
+  std::string why;
+  EXPECT_FALSE(pk::vulkanAvailable(&why));
+  EXPECT_NE(why.find("PK_ENABLE_VULKAN=OFF"), std::string::npos) << why;
+  pk::Kernel gpu(
+      "copy", [](Ref x, Ref o) { o[all] = x[all] + 1.0f; }, {"x", "o"},
+      onVulkan());
+  std::vector<float> x(8, 1.0f), o(8, 0.0f);
+  std::vector<int64_t> shape = {8};
+  try {
+    gpu({{x.data(), pk::f32, shape}, {o.data(), pk::f32, shape}});
+    FAIL() << "a Vulkan kernel ran in a build without the Vulkan runtime";
+  } catch (const pk::VulkanError &error) {
+    EXPECT_NE(std::string(error.what()).find("PK_ENABLE_VULKAN=OFF"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(o, std::vector<float>(8, 0.0f));
+}
+
 TEST_F(Vulkan, SeedFmaMatchesTheCpu) {
   pk::Kernel gpu(
       "fma",

@@ -1,0 +1,216 @@
+//===- GuardCache.cpp - compiled variants by guard key, LRU ---------------===//
+
+#include "GuardCache.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <chrono>
+#include <future>
+#include <stdexcept>
+#include <vector>
+
+namespace pk::detail {
+
+struct CacheEntry {
+  std::shared_future<std::shared_ptr<const Executable>> compiled;
+  std::atomic<uint64_t> lastUse{0};
+  /// Counted in deviceBytesHeld (set under the cache's lock once finished).
+  uint64_t deviceBytes = 0;
+
+  bool finished() const {
+    return compiled.wait_for(std::chrono::seconds(0)) ==
+           std::future_status::ready;
+  }
+};
+
+namespace {
+std::atomic<uint64_t> nextCacheId{1};
+
+/// Each thread remembers the last key it ran, per the last cache it used,
+/// so that repeated calls with the same arrays skip the shared lock and
+/// the map. A memo is valid while its cache's generation is unchanged.
+struct HitMemo {
+  uint64_t cacheId = 0;
+  uint64_t generation = 0;
+  llvm::SmallVector<int64_t, 64> key;
+  std::shared_ptr<CacheEntry> entry;
+  std::shared_ptr<const Executable> compiled;
+};
+thread_local HitMemo hitMemo;
+
+/// The entries this thread is compiling (a kernel's trace may call
+/// kernels).
+thread_local std::vector<const CacheEntry *> compilingOnThisThread;
+
+/// Keeps a variant compiled by this thread alive while it runs (it may be
+/// evicted by others meanwhile).
+thread_local std::shared_ptr<const Executable> lastCompiledHere;
+} // namespace
+
+GuardCache::GuardCache(std::string kernelName, size_t maxEntries,
+                       uint64_t maxDeviceBytes)
+    : kernelName(std::move(kernelName)),
+      maxEntries(std::max<size_t>(maxEntries, 1)),
+      maxDeviceBytes(maxDeviceBytes), id(nextCacheId.fetch_add(1)) {}
+
+GuardCache::~GuardCache() = default;
+
+const Executable &GuardCache::lookup(KeyView key, Compile compile) {
+  HitMemo &memo = hitMemo;
+  if (memo.cacheId == id &&
+      memo.generation == generation.load(std::memory_order_acquire) &&
+      KeyEqual()(KeyView(memo.key.data(), memo.key.size()), key)) {
+    hitCount.fetch_add(1, std::memory_order_relaxed);
+    memo.entry->lastUse.store(useClock.fetch_add(1, std::memory_order_relaxed),
+                              std::memory_order_relaxed);
+    return *memo.compiled;
+  }
+  std::shared_ptr<CacheEntry> entry;
+  uint64_t seenGeneration;
+  {
+    std::shared_lock<std::shared_mutex> lock(mutex);
+    seenGeneration = generation.load(std::memory_order_relaxed);
+    auto found = entries.find(key);
+    if (found != entries.end())
+      entry = found->second;
+  }
+  std::shared_ptr<const Executable> compiled = entry ? hit(*entry) : nullptr;
+  if (!compiled) {
+    // None, or its compile failed: compile (and fail) here.
+    compiled = miss(key, compile);
+    memo.cacheId = 0;
+    lastCompiledHere = std::move(compiled);
+    return *lastCompiledHere;
+  }
+  memo.cacheId = id;
+  memo.generation = seenGeneration;
+  memo.key.assign(key.begin(), key.end());
+  memo.entry = std::move(entry);
+  memo.compiled = std::move(compiled);
+  return *memo.compiled;
+}
+
+/// A hit waits if another thread is still compiling the entry; it is null
+/// if that compile failed: the caller then compiles itself and gets an
+/// exception of its own (one exception object is never thrown in two
+/// threads: a Python one can be restored only once).
+std::shared_ptr<const Executable> GuardCache::hit(CacheEntry &entry) {
+  if (llvm::is_contained(compilingOnThisThread, &entry))
+    throw std::runtime_error(
+        "kernel '" + kernelName +
+        "' was called, for the same shapes and dtypes, while it was being "
+        "traced for them: a kernel cannot run inside its own trace");
+  std::shared_ptr<const Executable> compiled = entry.compiled.get();
+  if (compiled) {
+    hitCount.fetch_add(1, std::memory_order_relaxed);
+    entry.lastUse.store(useClock.fetch_add(1, std::memory_order_relaxed),
+                        std::memory_order_relaxed);
+  }
+  return compiled;
+}
+
+std::shared_ptr<const Executable> GuardCache::miss(KeyView key,
+                                                   Compile compile) {
+  std::promise<std::shared_ptr<const Executable>> promise;
+  std::shared_ptr<CacheEntry> entry;
+  Key previous;
+  {
+    std::unique_lock<std::shared_mutex> lock(mutex);
+    auto found = entries.find(key);
+    while (found != entries.end()) {
+      std::shared_ptr<CacheEntry> other = found->second;
+      lock.unlock();
+      // Compiled (or compiling) by another call.
+      if (std::shared_ptr<const Executable> compiled = hit(*other))
+        return compiled;
+      lock.lock(); // that compile failed and removed its entry
+      found = entries.find(key);
+    }
+    missCount.fetch_add(1, std::memory_order_relaxed);
+    entry = std::make_shared<CacheEntry>();
+    entry->compiled = promise.get_future().share();
+    entry->lastUse = useClock.fetch_add(1, std::memory_order_relaxed);
+    previous = std::move(lastCompiled);
+    lastCompiled.assign(key.begin(), key.end());
+    entries.emplace(Key(key.begin(), key.end()), entry);
+    evictLeastRecentlyUsed(entry.get());
+  }
+
+  compilingOnThisThread.push_back(entry.get());
+  llvm::scope_exit done([&] { compilingOnThisThread.pop_back(); });
+  std::shared_ptr<const Executable> compiled;
+  try {
+    compiled = compile(previous);
+  } catch (...) {
+    {
+      std::unique_lock<std::shared_mutex> lock(mutex);
+      erase(key, entry.get());
+    }
+    promise.set_value(nullptr); // waiters compile, and fail, themselves
+    throw;
+  }
+  promise.set_value(compiled);
+  if (uint64_t bytes = compiled->deviceBytes()) {
+    // Its buffers count now: older variants may have to go.
+    std::unique_lock<std::shared_mutex> lock(mutex);
+    auto found = entries.find(key);
+    if (found != entries.end() && found->second == entry) {
+      entry->deviceBytes = bytes;
+      deviceBytesHeld += bytes;
+      evictLeastRecentlyUsed(entry.get());
+    }
+  }
+  return compiled;
+}
+
+bool GuardCache::erase(KeyView key, const CacheEntry *entry) {
+  auto found = entries.find(key);
+  if (found == entries.end() || found->second.get() != entry)
+    return false;
+  deviceBytesHeld -= entry->deviceBytes;
+  entries.erase(found);
+  generation.fetch_add(1, std::memory_order_release);
+  return true;
+}
+
+void GuardCache::evictLeastRecentlyUsed(const CacheEntry *keep) {
+  while (entries.size() > maxEntries || deviceBytesHeld > maxDeviceBytes) {
+    auto victim = entries.end();
+    for (auto it = entries.begin(); it != entries.end(); ++it) {
+      if (it->second.get() == keep || !it->second->finished())
+        continue;
+      if (victim == entries.end() ||
+          it->second->lastUse < victim->second->lastUse)
+        victim = it;
+    }
+    if (victim == entries.end())
+      return;
+    deviceBytesHeld -= victim->second->deviceBytes;
+    entries.erase(victim);
+    generation.fetch_add(1, std::memory_order_release);
+    evictionCount.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+size_t GuardCache::size() const {
+  std::shared_lock<std::shared_mutex> lock(mutex);
+  return entries.size();
+}
+
+std::optional<Key> GuardCache::lastCompiledKey() const {
+  std::shared_lock<std::shared_mutex> lock(mutex);
+  if (lastCompiled.empty())
+    return std::nullopt;
+  return lastCompiled;
+}
+
+void GuardCache::clear() {
+  std::unique_lock<std::shared_mutex> lock(mutex);
+  entries.clear();
+  deviceBytesHeld = 0;
+  generation.fetch_add(1, std::memory_order_release);
+}
+
+} // namespace pk::detail
