@@ -85,7 +85,8 @@ int main() {
   std::cout << pk::listing(*module);
   section("2. pk dialect");
   std::cout << pk::printModule(*module);
-  for (const std::string &stage : {"linalg", "fused", "bufferized", "llvm"}) {
+  for (const std::string &stage :
+       {"linalg", "fused", "tiled", "bufferized", "llvm"}) {
     section("3. after stage '" + stage + "'");
     std::cout << head(pk::lowerToStage(*module, stage),
                       stage == "llvm" ? 24 : 40);

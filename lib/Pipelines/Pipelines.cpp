@@ -6,6 +6,7 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -52,6 +54,20 @@ void mlir::pk::buildPkFusionPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+void mlir::pk::buildPkCpuTilingPipeline(OpPassManager &pm,
+                                        const CpuPipelineOptions &options) {
+  PkPackMatmulOptions pack;
+  pack.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(createPkPackMatmul(pack));
+  // Packs of fills become fills of the packed tiles.
+  pm.addPass(createCanonicalizerPass());
+  PkVectorizePackedMatmulOptions vectorize;
+  vectorize.parallelThreshold = options.parallelThreshold;
+  pm.addNestedPass<func::FuncOp>(createPkVectorizePackedMatmul(vectorize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void mlir::pk::buildPkBufferizationPipeline(OpPassManager &pm) {
   // Elementwise updates of a ref compute into it; computations write
   // straight into the `restrict` destinations.
@@ -79,24 +95,31 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   PkLowerLinalgToLoopsOptions loops;
   loops.parallelThreshold = options.parallelThreshold;
   pm.addNestedPass<func::FuncOp>(createPkLowerLinalgToLoops(loops));
+  // The register tiles' vector transfers as loads and stores of vectors.
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
   // bfloat16 arithmetic in float32, and conversions to the 16-bit floats
   // without compiler-rt helpers (which a JIT'd kernel may not find).
   addNarrowFloatEmulation(pm);
   // bf16 moves as i16: x86's LLVM backend would round a copied bf16 value
   // through float32 with vcvtneps2bf16, which flushes subnormals to zero.
   pm.addPass(createPkStoreBF16AsI16());
+  // Column panels of matmuls (scf.forall) run in parallel like loops.
+  pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createConvertSCFToOpenMPPass());
   // The OpenMP loop bodies sit in memref.alloca_scope ops; the canonicalizer
   // inlines those without allocas. Left in place they become stacksave /
   // stackrestore around each iteration, which keeps LLVM from vectorizing
   // loops that call a function (libm's erf).
   pm.addPass(createCanonicalizerPass());
+  // Views' offsets and strides as affine maps, then arithmetic.
+  pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Memrefs first: the remaining alloca scopes must be lowered while they
   // still hold a single block.
-  pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertToLLVMPass());
   // Math ops LLVM has no intrinsic for (erf) are all that is left of the
   // math dialect: libm calls, whose func ops convert-to-llvm lowers next.
@@ -170,7 +193,7 @@ void mlir::pk::buildPkSpirvPipeline(OpPassManager &pm,
 }
 
 const std::vector<std::string> &mlir::pk::cpuStageNames() {
-  static const std::vector<std::string> names = {"linalg", "fused",
+  static const std::vector<std::string> names = {"linalg", "fused", "tiled",
                                                  "bufferized", "llvm"};
   return names;
 }
@@ -181,6 +204,8 @@ bool mlir::pk::buildCpuStage(OpPassManager &pm, const std::string &stage,
     buildPkToLinalgPipeline(pm);
   else if (stage == "fused")
     buildPkFusionPipeline(pm);
+  else if (stage == "tiled")
+    buildPkCpuTilingPipeline(pm, options);
   else if (stage == "bufferized")
     buildPkBufferizationPipeline(pm);
   else if (stage == "llvm")
@@ -199,6 +224,10 @@ void mlir::pk::registerPkPipelines() {
       "pk-fusion-pipeline",
       "fuse elementwise linalg chains into one generic (stage 'fused')",
       [](OpPassManager &pm) { buildPkFusionPipeline(pm); });
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "pk-cpu-tiling-pipeline",
+      "pack large matmuls and tile them into vector FMAs (stage 'tiled')",
+      buildPkCpuTilingPipeline);
   PassPipelineRegistration<>(
       "pk-bufferization-pipeline",
       "bufferize into the callers' buffers (stage 'bufferized')",

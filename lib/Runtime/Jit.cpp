@@ -8,6 +8,8 @@
 #include "picokernel/Runtime/DiskCache.h"
 #include "picokernel/Support/Diagnostics.h"
 
+#include "Workspace.h"
+
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Diagnostics.h"
@@ -15,9 +17,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/Error.h"
@@ -95,6 +99,19 @@ loadObject(const std::vector<char> &object, bool threaded,
   if (!process)
     return process.takeError();
   jit->getMainJITDylib().addGenerator(std::move(*process));
+  // The kernel's temporaries come from the workspace, which reuses them.
+  llvm::orc::MangleAndInterner mangle(jit->getExecutionSession(),
+                                      jit->getDataLayout());
+  llvm::orc::SymbolMap workspace;
+  workspace[mangle("malloc")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&detail::workspaceAllocate),
+      llvm::JITSymbolFlags::Exported};
+  workspace[mangle("free")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&detail::workspaceFree),
+      llvm::JITSymbolFlags::Exported};
+  if (llvm::Error error = jit->getMainJITDylib().define(
+          llvm::orc::absoluteSymbols(std::move(workspace))))
+    return std::move(error);
   if (llvm::Error error =
           jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
               llvm::StringRef(object.data(), object.size()), kernelName)))

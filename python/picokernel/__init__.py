@@ -269,7 +269,8 @@ class Kernel(_picokernel.Kernel):
 
     def lower(self, *arrays, stage="llvm"):
         """MLIR text of the kernel for these arrays after a compilation
-        stage: 'pk' (as traced), 'linalg', 'fused', 'bufferized' or 'llvm'."""
+        stage: 'pk' (as traced), 'linalg', 'fused', 'tiled', 'bufferized' or
+        'llvm'."""
         return self._lower(*arrays, stage=stage)
 
     def trace(self, *arrays):

@@ -6,6 +6,8 @@
 //
 //   linalg      pk-forward-stores, convert-pk-to-linalg: linalg on tensors
 //   fused       linalg-fuse-elementwise-ops: one generic per elementwise chain
+//   tiled       large matmuls packed into panels and tiled into register
+//               tiles of vector FMAs (CPU only)
 //   bufferized  one-shot-bufferize into the caller's buffers, deallocation
 //   llvm        loops (outermost parallel via OpenMP when large), LLVM dialect
 //
@@ -30,6 +32,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Iteration count from which a loop nest runs on all "
                      "cores through OpenMP (0: always serial)"),
       llvm::cl::init(::pk::defaults::kParallelThreshold)};
+  Option<int64_t> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Bits in one vector register of the target, which "
+                     "sizes the matmuls' register tiles (0: the host's)"),
+      llvm::cl::init(0)};
 };
 
 struct SpirvPipelineOptions : public PassPipelineOptions<SpirvPipelineOptions> {
@@ -69,10 +76,12 @@ struct SpirvPipelineOptions : public PassPipelineOptions<SpirvPipelineOptions> {
 
 void buildPkToLinalgPipeline(OpPassManager &pm);
 void buildPkFusionPipeline(OpPassManager &pm);
+void buildPkCpuTilingPipeline(OpPassManager &pm,
+                              const CpuPipelineOptions &options);
 void buildPkBufferizationPipeline(OpPassManager &pm);
 void buildPkToLLVMPipeline(OpPassManager &pm,
                            const CpuPipelineOptions &options);
-/// All four stages.
+/// All five stages.
 void buildPkCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
 /// Bufferized linalg to GPU kernels in one spirv.module (plus the host
@@ -85,7 +94,8 @@ void buildPkToSpirvPipeline(OpPassManager &pm,
 void buildPkSpirvPipeline(OpPassManager &pm,
                           const SpirvPipelineOptions &options);
 
-/// The stage names, in order: "linalg", "fused", "bufferized", "llvm".
+/// The stage names, in order: "linalg", "fused", "tiled", "bufferized",
+/// "llvm".
 const std::vector<std::string> &cpuStageNames();
 /// Adds the passes of one stage (by name) to `pm`; false if unknown.
 bool buildCpuStage(OpPassManager &pm, const std::string &stage,

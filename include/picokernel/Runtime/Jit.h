@@ -44,7 +44,7 @@ struct CompileOptions {
 };
 
 /// The stages of the CPU pipeline, in order: "pk" (as traced), "linalg",
-/// "fused", "bufferized", "llvm".
+/// "fused", "tiled", "bufferized", "llvm".
 const std::vector<std::string> &stageNames();
 
 /// `module` (unchanged) lowered up to and including `stage`, as MLIR text.

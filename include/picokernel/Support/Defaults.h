@@ -19,6 +19,14 @@ namespace pk::defaults {
 /// thread start-up costs.
 inline constexpr int64_t kParallelThreshold = int64_t(1) << 15;
 
+/// Matmuls with fewer multiply-adds than this keep a plain loop nest:
+/// packing pads them to whole register tiles, which small ones lose to.
+inline constexpr int64_t kPackMatmulMinIterations = int64_t(1) << 15;
+
+/// Steps of the reduction dimension one iteration of a packed matmul's
+/// inner loop takes (fewer lose the FMA chains' overlap).
+inline constexpr int64_t kMatmulKUnroll = 4;
+
 /// LLVM optimization level of compiled kernels (0-3).
 inline constexpr unsigned kOptLevel = 3;
 

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::pk {
@@ -28,6 +30,10 @@ constexpr llvm::StringLiteral kMaxTripCountAttrName = "pk.max_trip_count";
 /// dependent ops took 5 s), and past a few hundred operations per element a
 /// loop is compute-bound, so another pass over memory costs little.
 constexpr unsigned kMaxFusedBodyOps = 512;
+
+/// The unit attribute pk-pack-matmul puts on the packed contractions it
+/// makes, for pk-vectorize-packed-matmul (which removes it).
+constexpr llvm::StringLiteral kPackedMatmulAttrName = "pk.packed_matmul";
 
 #define GEN_PASS_DECL
 #include "picokernel/Transforms/Passes.h.inc"

@@ -5,6 +5,79 @@
 
 include "mlir/Pass/PassBase.td"
 
+def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
+  let summary = "Pack the operands of large matmuls into register-tile panels";
+  let description = [{
+    Rewrites each `linalg.matmul` and `linalg.batch_matmul` on tensors with
+    static shapes and at least `min-iterations` multiply-adds into a
+    contraction over packed operands (upstream `linalg::blockPackMatmul`):
+    A in panels of `mb` rows (`[M/mb][K/kb][mb][kb]`), B in panels of `nb`
+    columns (`[N/nb][K/kb][kb][nb]`) and C in `mb x nb` tiles, padded with
+    zeros where the blocks do not divide the sizes and unpacked into the
+    result. `mb x nb` is the register tile of the target's vector width
+    (`vector-bits`; 0: the host's): with 512-bit vectors, 8 x 32 float32 or
+    8 x 16 float64 elements (16 accumulators); with 256-bit ones 6 x 16 or
+    6 x 8. `kb` (`k-block`) is the steps of K one register tile takes. The
+    packed contraction is tagged for pk-vectorize-packed-matmul.
+
+    Example (512-bit vectors):
+
+    ```mlir
+    %p = linalg.matmul ins(%a, %b : tensor<1000x300xf32>, tensor<300x70xf32>)
+                       outs(%c : tensor<1000x70xf32>) -> tensor<1000x70xf32>
+    // becomes
+    %pa = linalg.pack %a padding_value(%zero : f32) ... inner_tiles = [8, 4]
+          : tensor<1000x300xf32> -> tensor<125x75x8x4xf32>
+    %pb = linalg.pack %b padding_value(%zero : f32) outer_dims_perm = [1, 0]
+          ... inner_tiles = [4, 32] : tensor<300x70xf32> -> tensor<3x75x4x32xf32>
+    %pc = linalg.generic {pk.packed_matmul} ins(%pa, %pb ...) outs(...)
+          -> tensor<125x3x8x32xf32>
+    %p = linalg.unpack %pc ... into %c : ... -> tensor<1000x70xf32>
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
+           "Bits in one vector register of the target (0: the host's)">,
+    Option<"minIterations", "min-iterations", "int64_t",
+           /*default=*/"::pk::defaults::kPackMatmulMinIterations",
+           "Multiply-adds from which a matmul is packed">,
+    Option<"kBlock", "k-block", "int64_t",
+           /*default=*/"::pk::defaults::kMatmulKUnroll",
+           "Steps of K per register tile (K is padded to a multiple)">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
+                                   "::mlir::func::FuncOp"> {
+  let summary = "Tile packed matmuls into register tiles of FMA vector code";
+  let description = [{
+    Turns each contraction tagged by pk-pack-matmul into BLIS-style code:
+    a loop over column panels (`scf.forall`, run on every core when the
+    matmul has at least `parallel-threshold` multiply-adds), over row
+    panels and over K's blocks, whose body is an `mb x nb` tile of
+    vector FMAs (`vector.contract` lowered to outer products: one
+    broadcast of an A element times a row of B per accumulator row). The
+    C tile is read before the K loop and written after it (hoisted), so it
+    stays in registers. Works on tensors, before bufferization (hoisting
+    does not see through memref views). The packs and unpacks are then
+    lowered to pads, transposes and slices, which bufferize.
+  }];
+  let options = [
+    Option<"parallelThreshold", "parallel-threshold", "int64_t",
+           /*default=*/"::pk::defaults::kParallelThreshold",
+           "Multiply-adds from which the column panels run in parallel "
+           "(0: never)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
                                 "::mlir::func::FuncOp"> {
   let summary = "Lower bufferized linalg ops to loops, parallel when large";

@@ -1,0 +1,30 @@
+//===- Workspace.h - heap memory of JIT-compiled kernels --------*- C++ -*-===//
+//
+// Private to the runtime. Kernels allocate their temporaries (packed matmul
+// panels, intermediates) on every call; the JIT links their malloc and free
+// to these, which keep a few freed large blocks per thread for the next
+// call: a block glibc would return to the system (it maps large ones)
+// costs a page fault per 4 KiB when it is touched again.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_LIB_RUNTIME_WORKSPACE_H
+#define PICOKERNEL_LIB_RUNTIME_WORKSPACE_H
+
+#include <cstddef>
+
+namespace pk::detail {
+
+/// malloc's contract: at least `bytes`, 16-byte aligned, or null.
+void *workspaceAllocate(size_t bytes);
+/// free's contract, for pointers from workspaceAllocate (and null).
+void workspaceFree(void *pointer);
+
+/// Blocks from this size up are kept for reuse.
+inline constexpr size_t kWorkspaceMinBlock = size_t(64) << 10;
+/// The most bytes one thread keeps for reuse.
+inline constexpr size_t kWorkspaceMaxKept = size_t(256) << 20;
+
+} // namespace pk::detail
+
+#endif // PICOKERNEL_LIB_RUNTIME_WORKSPACE_H

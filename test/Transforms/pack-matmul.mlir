@@ -1,0 +1,55 @@
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512}))' | FileCheck %s --check-prefixes=CHECK,AVX512
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=256}))' | FileCheck %s --check-prefixes=CHECK,AVX2
+
+// Sizes the tiles don't divide: A, B and C padded with zeros into 8 x 4,
+// 4 x 32 and 8 x 32 blocks (6 x 4, 4 x 16 and 6 x 16 with 256-bit vectors),
+// B's panels outermost, and the result unpacked into C.
+// CHECK-LABEL: func.func @odd
+// AVX512: %[[A:.*]] = linalg.pack %arg0 padding_value(%{{.*}} : f32) outer_dims_perm = [0, 1] inner_dims_pos = [0, 1] inner_tiles = [8, 4] into %{{.*}} : tensor<100x30xf32> -> tensor<13x8x8x4xf32>
+// AVX512: %[[B:.*]] = linalg.pack %arg1 padding_value(%{{.*}} : f32) outer_dims_perm = [1, 0] inner_dims_pos = [0, 1] inner_tiles = [4, 32] into %{{.*}} : tensor<30x70xf32> -> tensor<3x8x4x32xf32>
+// AVX512: %[[C:.*]] = linalg.pack %arg2 {{.*}} inner_tiles = [8, 32] {{.*}} -> tensor<13x3x8x32xf32>
+// AVX512: %[[P:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[B]] : {{.*}}) outs(%[[C]] : {{.*}}) attrs = {pk.packed_matmul}
+// AVX512: linalg.unpack %[[P]] inner_dims_pos = [0, 1] inner_tiles = [8, 32] into %arg2
+// AVX2: inner_tiles = [6, 4] {{.*}} -> tensor<17x8x6x4xf32>
+// AVX2: inner_tiles = [4, 16] {{.*}} -> tensor<5x8x4x16xf32>
+// AVX2: attrs = {pk.packed_matmul}
+// AVX2: linalg.unpack {{.*}} inner_tiles = [6, 16] into %arg2
+// CHECK-NOT: linalg.matmul
+func.func @odd(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>, %c: tensor<100x70xf32>) -> tensor<100x70xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<100x30xf32>, tensor<30x70xf32>) outs(%c : tensor<100x70xf32>) -> tensor<100x70xf32>
+  return %r : tensor<100x70xf32>
+}
+
+// float64: half the lanes, so half the columns per tile.
+// CHECK-LABEL: func.func @float64
+// AVX512: inner_tiles = [8, 16] {{.*}} -> tensor<8x4x8x16xf64>
+// AVX2: inner_tiles = [6, 8] {{.*}} -> tensor<11x8x6x8xf64>
+func.func @float64(%a: tensor<64x64xf64>, %b: tensor<64x64xf64>, %c: tensor<64x64xf64>) -> tensor<64x64xf64> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x64xf64>, tensor<64x64xf64>) outs(%c : tensor<64x64xf64>) -> tensor<64x64xf64>
+  return %r : tensor<64x64xf64>
+}
+
+// Batches stay outermost; integers are packed like floats.
+// CHECK-LABEL: func.func @batch
+// AVX512: linalg.pack %arg1 outer_dims_perm = [0, 2, 1] inner_dims_pos = [1, 2] inner_tiles = [4, 32] {{.*}} -> tensor<4x2x8x4x32xi32>
+// CHECK: iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "parallel", "reduction"]
+// CHECK-SAME: pk.packed_matmul
+func.func @batch(%a: tensor<4x64x32xi32>, %b: tensor<4x32x64xi32>, %c: tensor<4x64x64xi32>) -> tensor<4x64x64xi32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<4x64x32xi32>, tensor<4x32x64xi32>) outs(%c : tensor<4x64x64xi32>) -> tensor<4x64x64xi32>
+  return %r : tensor<4x64x64xi32>
+}
+
+// Below min-iterations (32768 multiply-adds), booleans, and memrefs: as is.
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT: linalg.pack
+// CHECK: linalg.matmul
+// CHECK: linalg.matmul
+// CHECK: linalg.matmul
+func.func @kept(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>, %c: tensor<4x5xf32>,
+                %p: tensor<64x64xi1>, %q: tensor<64x64xi1>,
+                %x: memref<64x64xf32>, %y: memref<64x64xf32>) -> (tensor<4x5xf32>, tensor<64x64xi1>) {
+  %r = linalg.matmul ins(%a, %b : tensor<4x3xf32>, tensor<3x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s = linalg.matmul ins(%p, %q : tensor<64x64xi1>, tensor<64x64xi1>) outs(%q : tensor<64x64xi1>) -> tensor<64x64xi1>
+  linalg.matmul ins(%x, %x : memref<64x64xf32>, memref<64x64xf32>) outs(%y : memref<64x64xf32>)
+  return %r, %s : tensor<4x5xf32>, tensor<64x64xi1>
+}

@@ -1,0 +1,51 @@
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=1000},canonicalize))' | FileCheck %s
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=0},canonicalize))' | FileCheck %s --check-prefix=SERIAL
+
+// Column panels in parallel (scf.forall), row panels and K blocks in
+// scf.for loops; the 8 x 32 C tile is read before the K loop, carried in
+// registers (a vector iter_arg) and written after it; each K step is
+// broadcast-times-row FMAs. The packs become pads and transposes.
+// CHECK-LABEL: func.func @odd
+// CHECK-NOT: linalg.pack
+// CHECK: tensor.pad %arg0 low[0, 0] high[4, 2]
+// CHECK: linalg.transpose
+// CHECK: tensor.pad %arg1 low[0, 0] high[2, 26]
+// CHECK: linalg.transpose
+// CHECK: %[[FILL:.*]] = linalg.fill {{.*}} -> tensor<13x3x8x32xf32>
+// CHECK: scf.forall (%[[N:.*]]) in (3) shared_outs(%{{.*}} = %[[FILL]])
+// CHECK: scf.for %[[M:.*]] = %c0 to %c13
+// CHECK: %[[TILE:.*]] = vector.transfer_read {{.*}} : tensor<13x1x8x32xf32>, vector<8x32xf32>
+// CHECK: scf.for %[[K:.*]] = %c0 to %c8 {{.*}} iter_args(%[[ACC:.*]] = %[[TILE]]) -> (vector<8x32xf32>)
+// CHECK: vector.transfer_read {{.*}}[%[[M]], %[[K]], %c0, %c0]{{.*}} : tensor<13x8x8x4xf32>, vector<8x4xf32>
+// CHECK: vector.transfer_read {{.*}}[%[[N]], %[[K]], %c0, %c0]{{.*}} : tensor<3x8x4x32xf32>, vector<4x32xf32>
+// CHECK-COUNT-32: vector.fma {{.*}} : vector<32xf32>
+// CHECK-NOT: vector.fma
+// CHECK: scf.yield {{.*}} : vector<8x32xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<13x1x8x32xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK: tensor.extract_slice {{.*}}[0, 0] [100, 70] [1, 1] : tensor<104x96xf32> to tensor<100x70xf32>
+// CHECK-NOT: pk.packed_matmul
+// CHECK-NOT: linalg.unpack
+// SERIAL-LABEL: func.func @odd
+// SERIAL-NOT: scf.forall
+// SERIAL: scf.for
+// SERIAL: vector.fma
+func.func @odd(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> tensor<100x70xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<100x70xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<100x70xf32>) -> tensor<100x70xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<100x30xf32>, tensor<30x70xf32>) outs(%c : tensor<100x70xf32>) -> tensor<100x70xf32>
+  return %r : tensor<100x70xf32>
+}
+
+// Integers: the same tile of multiply-adds on i32 vectors; batches are
+// parallel panels too.
+// CHECK-LABEL: func.func @batch
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (4, 2)
+// CHECK: iter_args(%{{.*}} = %{{.*}}) -> (vector<8x32xi32>)
+// CHECK: arith.muli {{.*}} : vector<32xi32>
+// CHECK: arith.addi {{.*}} : vector<32xi32>
+func.func @batch(%a: tensor<4x64x32xi32>, %b: tensor<4x32x64xi32>, %c: tensor<4x64x64xi32>) -> tensor<4x64x64xi32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<4x64x32xi32>, tensor<4x32x64xi32>) outs(%c : tensor<4x64x64xi32>) -> tensor<4x64x64xi32>
+  return %r : tensor<4x64x64xi32>
+}

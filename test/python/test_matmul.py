@@ -1,0 +1,171 @@
+"""`@` against NumPy over the shapes, dtypes and layouts of the packed,
+vectorized matmul (pk-pack-matmul and pk-vectorize-packed-matmul) and of the
+plain loop nest that small products keep.
+
+Floating-point operands hold small integers, so that every partial sum is
+exact and any summation order gives NumPy's result bit for bit.
+"""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import picokernel
+
+
+@picokernel.kernel
+def matmul(a, b, o):
+    o[...] = a[...] @ b[...]
+
+
+@picokernel.kernel
+def matmul_bias_gelu(a, b, bias, o):
+    x = a[...] @ b[...] + bias[...]
+    o[...] = 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+
+
+def integers(rng, shape, dtype, low=-4, high=5):
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low, high = max(low, int(info.min)), min(high, int(info.max) + 1)
+    return rng.integers(low, high, size=shape).astype(dtype)
+
+
+def expected(a, b, dtype):
+    # NumPy's float16 matmul accumulates in float32 and rounds once; so does
+    # picokernel's (and for bfloat16, which NumPy computes in float32 too).
+    dtype = np.dtype(dtype)
+    if dtype in (np.float16, ml_dtypes.bfloat16):
+        return (a.astype(np.float32) @ b.astype(np.float32)).astype(dtype)
+    return a @ b
+
+
+def run(a, b, out_dtype=None):
+    shape = np.matmul(np.zeros(a.shape, np.int8), np.zeros(b.shape, np.int8)).shape
+    o = np.full(shape, 7, dtype=out_dtype or a.dtype)
+    matmul(a, b, o)
+    return o
+
+
+# (M, K, N): tiles that divide and that don't, K = 1 and K prime, one row
+# or column, tall and skinny, and the packing threshold's neighbours.
+SHAPES = [(32, 32, 32), (31, 32, 32), (64, 64, 64), (129, 129, 129),
+          (1, 1024, 64), (1024, 64, 1), (200, 1, 200), (97, 101, 103),
+          (777, 65, 33), (1000, 300, 70), (8, 4096, 32), (300, 7, 257)]
+
+
+@pytest.mark.parametrize("m,k,n", SHAPES)
+def test_float32_shapes(rng, m, k, n):
+    a = integers(rng, (m, k), np.float32)
+    b = integers(rng, (k, n), np.float32)
+    np.testing.assert_array_equal(run(a, b), a @ b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, ml_dtypes.bfloat16,
+                                   np.int64, np.int32, np.int16, np.int8])
+@pytest.mark.parametrize("m,k,n", [(129, 70, 65), (64, 256, 96), (5, 3, 4)])
+def test_dtypes(rng, dtype, m, k, n):
+    a = integers(rng, (m, k), dtype, -2, 3)
+    b = integers(rng, (k, n), dtype, -2, 3)
+    np.testing.assert_array_equal(run(a, b), expected(a, b, dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32])
+def test_integers_wrap_as_numpy(rng, dtype):
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, size=(70, 90), dtype=dtype)
+    b = rng.integers(info.min, info.max, size=(90, 80), dtype=dtype)
+    np.testing.assert_array_equal(run(a, b), a @ b)
+
+
+def test_bool_is_any_and(rng):
+    a = rng.random((100, 80)) < 0.05
+    b = rng.random((80, 90)) < 0.05
+    np.testing.assert_array_equal(run(a, b), a @ b)
+
+
+@pytest.mark.parametrize("shapes", [((3, 40, 50), (3, 50, 60)),
+                                    ((1, 40, 50), (4, 50, 60)),
+                                    ((40, 50), (2, 50, 60)),
+                                    ((2, 1, 40, 50), (3, 50, 60)),
+                                    ((16, 64, 64), (16, 64, 64))])
+def test_batched(rng, shapes):
+    a = integers(rng, shapes[0], np.float32)
+    b = integers(rng, shapes[1], np.float32)
+    np.testing.assert_array_equal(run(a, b), a @ b)
+
+
+@pytest.mark.parametrize("shapes", [((300, 200), (200,)), ((200,), (200, 300)),
+                                    ((4, 300, 200), (200,))])
+def test_vectors(rng, shapes):
+    a = integers(rng, shapes[0], np.float32)
+    b = integers(rng, shapes[1], np.float32)
+    o = np.empty(np.matmul(a, b).shape, np.float32)
+    matmul(a, b, o)
+    np.testing.assert_array_equal(o, a @ b)
+
+
+def test_views_and_transposes(rng):
+    base = integers(rng, (300, 260), np.float32)
+    other = integers(rng, (260, 300), np.float32)
+    for a, b in [(base[::2, 1:], other[1:, ::3]), (other.T, base.T),
+                 (base[::-1], other[:, ::-1])]:
+        np.testing.assert_array_equal(run(a, b), a @ b)
+
+
+def test_output_is_an_operand(rng):
+    a = integers(rng, (128, 128), np.float32)
+    b = integers(rng, (128, 128), np.float32)
+    want = a @ b
+    matmul(a, b, a)  # o aliases a: the product of the old a
+    np.testing.assert_array_equal(a, want)
+    c = integers(rng, (128, 128), np.float32)
+    want = c @ c
+    matmul(c, c, c)
+    np.testing.assert_array_equal(c, want)
+
+
+def test_special_values(rng):
+    a = integers(rng, (70, 64), np.float32)
+    b = integers(rng, (64, 50), np.float32)
+    a[3, 5] = np.inf
+    a[10, :] = -np.inf
+    b[7, 9] = np.nan
+    b[:, 20] = 0.0
+    a[20, 0] = -0.0
+    with np.errstate(invalid="ignore"):
+        got, want = run(a, b), a @ b
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    mask = ~np.isnan(want)
+    np.testing.assert_array_equal(got[mask], want[mask])
+    np.testing.assert_array_equal(np.signbit(got[mask]), np.signbit(want[mask]))
+
+
+def test_empty_and_zero_k(rng):
+    for m, k, n in [(0, 40, 50), (40, 0, 50), (40, 50, 0)]:
+        a = np.ones((m, k), np.float32)
+        b = np.ones((k, n), np.float32)
+        np.testing.assert_array_equal(run(a, b), a @ b)
+
+
+def test_fused_epilogue(rng):
+    a = rng.standard_normal((96, 80)).astype(np.float32)
+    b = rng.standard_normal((80, 112)).astype(np.float32)
+    bias = rng.standard_normal(112).astype(np.float32)
+    o = np.empty((96, 112), np.float32)
+    matmul_bias_gelu(a, b, bias, o)
+    x = a @ b + bias
+    want = 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+    np.testing.assert_allclose(o, want, rtol=2e-5, atol=2e-5)
+
+
+def test_large_products_run_as_vector_tiles(rng):
+    a = integers(rng, (256, 256), np.float32)
+    tiled = matmul.lower(a, a, a.copy(), stage="tiled")
+    assert "vector.fma" in tiled or "vector.outerproduct" in tiled
+    assert "linalg.matmul" not in tiled
+    small = integers(rng, (4, 3), np.float32)
+    assert "linalg.matmul" in matmul.lower(small, small.T.copy(),
+                                           np.empty((4, 4), np.float32),
+                                           stage="tiled")

@@ -1,0 +1,85 @@
+//===- WorkspaceTest.cpp - the heap of JIT-compiled kernels ---------------===//
+
+#include "Runtime/Workspace.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <thread>
+
+namespace {
+
+using pk::detail::kWorkspaceMaxKept;
+using pk::detail::kWorkspaceMinBlock;
+using pk::detail::workspaceAllocate;
+using pk::detail::workspaceFree;
+
+bool aligned16(void *pointer) {
+  return reinterpret_cast<uintptr_t>(pointer) % 16 == 0;
+}
+
+TEST(Workspace, LargeBlocksAreReusedOnTheNextCall) {
+  void *first = workspaceAllocate(1 << 20);
+  ASSERT_NE(first, nullptr);
+  EXPECT_TRUE(aligned16(first));
+  std::memset(first, 1, 1 << 20);
+  workspaceFree(first);
+  // The same size, or a bit less, gets the kept block back.
+  void *again = workspaceAllocate((1 << 20) - 100);
+  EXPECT_EQ(again, first);
+  workspaceFree(again);
+  // Less than half of it does not (it would waste the rest).
+  void *small = workspaceAllocate(kWorkspaceMinBlock);
+  EXPECT_NE(small, first);
+  workspaceFree(small);
+  // Larger blocks are not served from smaller ones.
+  void *larger = workspaceAllocate((1 << 20) + 1);
+  EXPECT_NE(larger, first);
+  std::memset(larger, 2, (1 << 20) + 1);
+  workspaceFree(larger);
+}
+
+TEST(Workspace, SmallBlocksAndNullBehaveAsMalloc) {
+  workspaceFree(nullptr);
+  void *tiny = workspaceAllocate(0);
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_TRUE(aligned16(tiny));
+  workspaceFree(tiny);
+  void *odd = workspaceAllocate(37);
+  EXPECT_TRUE(aligned16(odd));
+  workspaceFree(odd);
+  EXPECT_EQ(workspaceAllocate(SIZE_MAX), nullptr);
+  EXPECT_EQ(workspaceAllocate(SIZE_MAX - 8), nullptr);
+}
+
+TEST(Workspace, KeepsAtMostItsLimitPerThread) {
+  // Blocks over the limit are never kept; many under it evict the oldest.
+  std::thread worker([] {
+    void *huge = workspaceAllocate(kWorkspaceMaxKept + 1);
+    ASSERT_NE(huge, nullptr);
+    workspaceFree(huge);
+    void *again = workspaceAllocate(kWorkspaceMaxKept + 1);
+    workspaceFree(again);
+    size_t block = kWorkspaceMaxKept / 4;
+    void *blocks[6];
+    for (void *&b : blocks)
+      b = workspaceAllocate(block);
+    for (void *b : blocks)
+      workspaceFree(b);
+    // The newest four were kept; the first two went back to malloc.
+    void *reused = workspaceAllocate(block);
+    EXPECT_TRUE(reused == blocks[2] || reused == blocks[3] ||
+                reused == blocks[4] || reused == blocks[5]);
+    workspaceFree(reused);
+  });
+  worker.join();
+}
+
+TEST(Workspace, BlocksMayBeFreedByAnotherThread) {
+  void *block = workspaceAllocate(1 << 20);
+  std::thread other([block] { workspaceFree(block); });
+  other.join();
+}
+
+} // namespace
