@@ -106,13 +106,31 @@ struct VectorizePackedMatmulPass
       return op.emitOpError("could not be tiled into column panels");
     Operation *outermost = outer->loops.front();
 
+    // K in chunks whose part of the B panel stays in L1 while every row
+    // panel of A passes it.
+    Operation *panel = outer->tiledOps.front();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    int64_t chunkBytes =
+        ranges[dims->n.back()] * ranges[dims->k.back()] *
+        std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+    int64_t chunk = std::max<int64_t>(1, kPanelBytes / chunkBytes);
+    if (chunk < ranges[k]) {
+      SmallVector<int64_t> chunks(numLoops, 0);
+      chunks[k] = chunk;
+      FailureOr<scf::SCFTilingResult> inChunks =
+          tile(rewriter, panel, chunks, scf::SCFTilingOptions::LoopType::ForOp);
+      if (failed(inChunks))
+        return op.emitOpError("could not be tiled into chunks of K");
+      panel = inChunks->tiledOps.front();
+    }
+
     // Row panels, then K: one register tile per iteration.
     SmallVector<int64_t> steps(numLoops, 0);
     steps[m] = 1;
     steps[k] = 1;
     FailureOr<scf::SCFTilingResult> inner =
-        tile(rewriter, outer->tiledOps.front(), steps,
-             scf::SCFTilingOptions::LoopType::ForOp);
+        tile(rewriter, panel, steps, scf::SCFTilingOptions::LoopType::ForOp);
     if (failed(inner) || inner->loops.size() != 2)
       return op.emitOpError("could not be tiled into register tiles");
     Operation *kLoop = inner->loops.back();

@@ -1,5 +1,6 @@
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=1000},canonicalize))' | FileCheck %s
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=0},canonicalize))' | FileCheck %s --check-prefix=SERIAL
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{k-panel-bytes=1024},canonicalize))' | FileCheck %s --check-prefix=CHUNKS
 
 // Column panels in parallel (scf.forall), row panels and K blocks in
 // scf.for loops; the 8 x 32 C tile is read before the K loop, carried in
@@ -26,6 +27,14 @@
 // CHECK: tensor.extract_slice {{.*}}[0, 0] [100, 70] [1, 1] : tensor<104x96xf32> to tensor<100x70xf32>
 // CHECK-NOT: pk.packed_matmul
 // CHECK-NOT: linalg.unpack
+// With a 1 KiB chunk of the B panel (2 blocks of 4 x 32 float32), K's 8
+// blocks run in chunks of 2, outside the row panels.
+// CHUNKS-LABEL: func.func @odd
+// CHUNKS: scf.forall
+// CHUNKS: scf.for %[[C:.*]] = %c0 to %c8 step %c2
+// CHUNKS: scf.for %{{.*}} = %c0 to %c13 step %c1
+// CHUNKS: scf.for %{{.*}} = %c0 to %c2 step %c1 {{.*}} -> (vector<8x32xf32>)
+// CHUNKS-COUNT-32: vector.fma
 // SERIAL-LABEL: func.func @odd
 // SERIAL-NOT: scf.forall
 // SERIAL: scf.for

@@ -27,6 +27,10 @@ inline constexpr int64_t kPackMatmulMinIterations = int64_t(1) << 15;
 /// inner loop takes (fewer lose the FMA chains' overlap).
 inline constexpr int64_t kMatmulKUnroll = 4;
 
+/// Bytes of a packed B panel's chunk of K that a matmul's row panels pass
+/// over together: half of a 48 KiB L1 data cache, the rest for A and C.
+inline constexpr int64_t kMatmulKPanelBytes = int64_t(24) << 10;
+
 /// LLVM optimization level of compiled kernels (0-3).
 inline constexpr unsigned kOptLevel = 3;
 

@@ -56,8 +56,9 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
   let description = [{
     Turns each contraction tagged by pk-pack-matmul into BLIS-style code:
     a loop over column panels (`scf.forall`, run on every core when the
-    matmul has at least `parallel-threshold` multiply-adds), over row
-    panels and over K's blocks, whose body is an `mb x nb` tile of
+    matmul has at least `parallel-threshold` multiply-adds), over chunks of
+    K (`k-panel-bytes` of the B panel, which stay in L1 while every row
+    panel passes them), over row panels and over K's blocks, whose body is an `mb x nb` tile of
     vector FMAs (`vector.contract` lowered to outer products: one
     broadcast of an A element times a row of B per accumulator row). The
     C tile is read before the K loop and written after it (hoisted), so it
@@ -69,7 +70,10 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
            /*default=*/"::pk::defaults::kParallelThreshold",
            "Multiply-adds from which the column panels run in parallel "
-           "(0: never)">
+           "(0: never)">,
+    Option<"kPanelBytes", "k-panel-bytes", "int64_t",
+           /*default=*/"::pk::defaults::kMatmulKPanelBytes",
+           "Bytes of a B panel's chunk of K (kept in L1 across row panels)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
