@@ -2,8 +2,11 @@
 
 #include "picokernel/Compiler/TargetMachine.h"
 
+#include "picokernel/Support/VectorWidth.h"
+
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -57,4 +60,11 @@ mlir::pk::createTargetMachine(const TargetMachineOptions &options) {
     return llvm::createStringError("cannot create a target machine for '" +
                                    triple.str() + "'");
   return machine;
+}
+
+int64_t mlir::pk::vectorBitsOf(const llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
+  return ::pk::widestVectorBits([&](const char *name) {
+    return subtarget && subtarget->checkFeatures(std::string("+") + name);
+  });
 }

@@ -1,5 +1,6 @@
 //===- PackMatmul.cpp - register-tile panels for large matmuls ------------===//
 
+#include "picokernel/Support/VectorWidth.h"
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -19,11 +20,8 @@ namespace {
 /// The widest vector registers of the host.
 int64_t hostVectorBits() {
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  if (features.lookup("avx512f"))
-    return 512;
-  if (features.lookup("avx2") || features.lookup("avx"))
-    return 256;
-  return 128;
+  return ::pk::widestVectorBits(
+      [&](const char *name) { return features.lookup(name); });
 }
 
 /// The rows and columns of C one register tile holds: two vectors per row,

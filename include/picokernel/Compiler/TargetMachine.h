@@ -33,6 +33,10 @@ struct TargetMachineOptions {
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetMachineOptions &options);
 
+/// The widest vector registers `machine` generates code for, in bits (512
+/// with AVX-512, 256 with AVX, else 128): what sizes matmul register tiles.
+int64_t vectorBitsOf(const llvm::TargetMachine &machine);
+
 } // namespace mlir::pk
 
 #endif // PICOKERNEL_COMPILER_TARGETMACHINE_H

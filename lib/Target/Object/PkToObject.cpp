@@ -157,11 +157,6 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
   if (!copy)
     return module.emitError("internal error: the module does not round-trip");
 
-  CpuPipelineOptions pipeline;
-  pipeline.parallelThreshold = options.parallelThreshold;
-  if (failed(runCpuPipeline(*copy, pipeline)))
-    return failure();
-
   TargetMachineOptions target;
   target.triple = options.triple;
   target.cpu = options.cpu;
@@ -169,6 +164,13 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
   auto machine = createTargetMachine(target);
   if (!machine)
     return module.emitError(llvm::toString(machine.takeError()));
+
+  CpuPipelineOptions pipeline;
+  pipeline.parallelThreshold = options.parallelThreshold;
+  // Register tiles for the target CPU's vectors, not the host's.
+  pipeline.vectorBits = vectorBitsOf(**machine);
+  if (failed(runCpuPipeline(*copy, pipeline)))
+    return failure();
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =

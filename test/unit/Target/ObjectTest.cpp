@@ -1,6 +1,9 @@
 //===- ObjectTest.cpp - ahead-of-time compilation of traced kernels -------===//
 
+#include "picokernel/Compiler/TargetMachine.h"
 #include "picokernel/picokernel.h"
+
+#include "llvm/Target/TargetMachine.h"
 
 #include <gtest/gtest.h>
 
@@ -54,6 +57,23 @@ TEST(Object, ModulesWithoutKernelsAreAnError) {
   llvm::SmallVector<char> object;
   EXPECT_TRUE(mlir::failed(mlir::pk::compileToObject(*empty, {}, object)));
   EXPECT_EQ(diagnostics, "no pk.kernel to compile");
+}
+
+} // namespace
+
+namespace {
+
+// The AOT compile sizes matmul register tiles for the target CPU's vectors.
+TEST(Object, VectorWidthComesFromTheTargetCpu) {
+  for (auto [cpu, bits] : {std::pair<const char *, int64_t>{"x86-64", 128},
+                           {"haswell", 256},
+                           {"skylake-avx512", 512}}) {
+    mlir::pk::TargetMachineOptions options;
+    options.cpu = cpu;
+    auto machine = mlir::pk::createTargetMachine(options);
+    ASSERT_TRUE(bool(machine)) << llvm::toString(machine.takeError());
+    EXPECT_EQ(mlir::pk::vectorBitsOf(**machine), bits) << cpu;
+  }
 }
 
 } // namespace
