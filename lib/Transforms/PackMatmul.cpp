@@ -3,8 +3,12 @@
 #include "picokernel/Support/VectorWidth.h"
 #include "picokernel/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -45,6 +49,111 @@ int64_t multiplyAdds(linalg::LinalgOp op) {
     count *= size;
   }
   return count;
+}
+
+/// A product stored whole into a contiguous caller buffer is stored through
+/// the buffer's expanded view instead, so that bufferization computes it in
+/// the buffer (empty-tensor elimination does not see through reshapes).
+void storeWithoutCollapse(RewriterBase &rewriter,
+                          tensor::CollapseShapeOp collapse) {
+  if (!collapse->hasOneUse())
+    return;
+  auto store = dyn_cast<bufferization::MaterializeInDestinationOp>(
+      *collapse->getUsers().begin());
+  if (!store || store.getSource() != collapse.getResult())
+    return;
+  auto dest = dyn_cast<TypedValue<MemRefType>>(store.getDest());
+  if (!dest || !dest.getType().getLayout().isIdentity())
+    return;
+  rewriter.setInsertionPoint(store);
+  auto expandedType = cast<RankedTensorType>(collapse.getSrc().getType());
+  Value view = memref::ExpandShapeOp::create(
+      rewriter, store.getLoc(),
+      MemRefType::get(expandedType.getShape(), expandedType.getElementType()),
+      dest, collapse.getReassociationIndices());
+  rewriter.modifyOpInPlace(store, [&] {
+    store.getSourceMutable().assign(collapse.getSrc());
+    store.getDestMutable().assign(view);
+  });
+  rewriter.eraseOp(collapse);
+}
+
+/// When the tiles divide C, makes the packed contraction write C itself,
+/// viewed as [.., M/mb, mb, N/nb, nb] (an expand_shape, no copy), instead of
+/// a packed copy of C unpacked afterwards: two passes over C fewer.
+void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed) {
+  auto generic =
+      dyn_cast<linalg::GenericOp>(packed.packedLinalgOp.getOperation());
+  if (!generic || generic.getNumDpsInits() != 1 || packed.unPackOps.size() != 1)
+    return;
+  linalg::UnPackOp unpack = packed.unPackOps.front();
+  auto pack = generic.getDpsInits()[0].getDefiningOp<linalg::PackOp>();
+  if (!pack || !pack->hasOneUse())
+    return;
+  auto type = cast<RankedTensorType>(pack.getSource().getType());
+  int64_t rank = type.getRank();
+  ArrayRef<int64_t> positions = pack.getInnerDimsPos();
+  SmallVector<int64_t> tiles(pack.getStaticInnerTiles());
+  if (!pack.getOuterDimsPerm().empty() &&
+      !isIdentityPermutation(pack.getOuterDimsPerm()))
+    return;
+  if (positions.size() != 2 || positions[0] != rank - 2 ||
+      positions[1] != rank - 1 || type.getShape()[rank - 2] % tiles[0] != 0 ||
+      type.getShape()[rank - 1] % tiles[1] != 0)
+    return;
+
+  Location loc = generic.getLoc();
+  rewriter.setInsertionPoint(generic);
+  SmallVector<ReassociationIndices> groups;
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank - 2; ++d) {
+    groups.push_back({int64_t(shape.size())});
+    shape.push_back(type.getShape()[d]);
+  }
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t first = shape.size();
+    groups.push_back({first, first + 1});
+    shape.push_back(type.getShape()[rank - 2 + i] / tiles[i]);
+    shape.push_back(tiles[i]);
+  }
+  auto expandedType = RankedTensorType::get(shape, type.getElementType());
+  // A fill of a new tensor stays one (empty-tensor elimination then finds
+  // the tensor.empty); other initial values are viewed expanded.
+  Value expanded;
+  auto fill = pack.getSource().getDefiningOp<linalg::FillOp>();
+  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+    expanded = linalg::FillOp::create(rewriter, loc, fill.getInputs(), empty)
+                   .getResult(0);
+  } else {
+    expanded = tensor::ExpandShapeOp::create(rewriter, loc, expandedType,
+                                             pack.getSource(), groups);
+  }
+  // The packed C's map ends (.., m1, n1, m0, n0); the view's is
+  // (.., m1, m0, n1, n0).
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  AffineMap out = maps.back();
+  SmallVector<AffineExpr> results(out.getResults());
+  unsigned n = results.size();
+  std::swap(results[n - 3], results[n - 2]);
+  maps.back() = AffineMap::get(out.getNumDims(), 0, results, out.getContext());
+  auto replacement = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{expandedType}, generic.getDpsInputs(),
+      ValueRange{expanded}, maps, generic.getIteratorTypesArray());
+  replacement->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(generic.getRegion(), replacement.getRegion(),
+                              replacement.getRegion().end());
+  rewriter.setInsertionPoint(unpack);
+  Value result = tensor::CollapseShapeOp::create(
+      rewriter, unpack.getLoc(), unpack.getDest().getType(),
+      replacement.getResult(0), groups);
+  rewriter.replaceOp(unpack, result);
+  rewriter.eraseOp(generic);
+  storeWithoutCollapse(rewriter,
+                       cast<tensor::CollapseShapeOp>(result.getDefiningOp()));
+  rewriter.eraseOp(pack);
+  packed.packedLinalgOp = cast<linalg::LinalgOp>(replacement.getOperation());
 }
 
 struct PackMatmulPass
@@ -93,6 +202,7 @@ struct PackMatmulPass
       }
       packed->packedLinalgOp->setAttr(mlir::pk::kPackedMatmulAttrName,
                                       rewriter.getUnitAttr());
+      writeUnpackedResult(rewriter, *packed);
     }
   }
 };
