@@ -152,9 +152,13 @@ mlir::Value buildMatmul(mlir::OpBuilder &builder, const Operand &lhs,
     result.push_back(rhsShape.back());
 
   DType dtype = resultType(lhs, rhs);
+  // ml_dtypes gives bfloat16 no matmul loop: NumPy computes bfloat16 @ in
+  // float32 and returns float32.
+  if (dtype == DType::BF16)
+    dtype = DType::F32;
   // NumPy's bool @ bool is "any(a and b)": count in int64, test nonzero.
   // float16 products accumulate in float32, rounded once (NumPy's
-  // half-precision dot), and so does bfloat16.
+  // half-precision dot).
   DType computeType = dtype == DType::Bool                          ? DType::I64
                       : dtype == DType::F16 || dtype == DType::BF16 ? DType::F32
                                                                     : dtype;

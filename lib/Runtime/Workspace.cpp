@@ -3,6 +3,7 @@
 #include "Workspace.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -33,7 +34,7 @@ thread_local Kept kept;
 
 void *workspaceAllocate(size_t bytes) {
   if (bytes > SIZE_MAX - sizeof(Header))
-    return nullptr;
+    bytes = SIZE_MAX - sizeof(Header); // fails below
   if (bytes >= kWorkspaceMinBlock) {
     // The smallest kept block that fits, if it is not twice too large.
     Header *best = nullptr;
@@ -53,8 +54,14 @@ void *workspaceAllocate(size_t bytes) {
     }
   }
   auto *block = static_cast<Header *>(std::malloc(sizeof(Header) + bytes));
-  if (!block)
-    return nullptr;
+  if (!block) {
+    // Compiled code does not check for null: say why, rather than fault.
+    std::fprintf(stderr,
+                 "picokernel: out of memory: a kernel's temporary of %zu "
+                 "bytes could not be allocated\n",
+                 bytes);
+    std::abort();
+  }
   block->bytes = bytes;
   return block + 1;
 }

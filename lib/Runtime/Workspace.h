@@ -15,7 +15,8 @@
 
 namespace pk::detail {
 
-/// malloc's contract: at least `bytes`, 16-byte aligned, or null.
+/// At least `bytes`, 16-byte aligned. The compiled code that calls it does
+/// not check for null, so when memory runs out it reports that and aborts.
 void *workspaceAllocate(size_t bytes);
 /// free's contract, for pointers from workspaceAllocate (and null).
 void workspaceFree(void *pointer);

@@ -38,6 +38,24 @@ std::pair<int64_t, int64_t> registerTile(Type element, int64_t vectorBits) {
   return {rows, 2 * lanes};
 }
 
+/// Whether `op`'s product fills its register tiles well enough to pack:
+/// rows for a whole tile, half a tile's columns, a whole K block. Thinner
+/// products (dot products, batches of 1 x 1 products) would be padded many
+/// times over, in time and memory.
+bool fillsTiles(linalg::LinalgOp op, int64_t vectorBits, int64_t kBlock) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1)
+    return false;
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  auto [rows, columns] = registerTile(element, vectorBits);
+  return sizes[dims->m.front()] >= rows &&
+         2 * sizes[dims->n.front()] >= columns &&
+         sizes[dims->k.front()] >= kBlock;
+}
+
 /// The multiply-adds of `op` (saturating), or 0 if a size is dynamic.
 int64_t multiplyAdds(linalg::LinalgOp op) {
   int64_t count = 1;
@@ -175,7 +193,7 @@ struct PackMatmulPass
       if (!element.isIntOrFloat() || element.isInteger(1))
         return;
       int64_t count = multiplyAdds(op);
-      if (count == 0 || count < minIterations)
+      if (count == 0 || count < minIterations || !fillsTiles(op, bits, kBlock))
         return;
       matmuls.push_back(op);
     });

@@ -47,19 +47,27 @@ func.func @batch(%a: tensor<4x64x32xi32>, %b: tensor<4x32x64xi32>, %c: tensor<4x
   return %r : tensor<4x64x64xi32>
 }
 
-// Below min-iterations (32768 multiply-adds), booleans, and memrefs: as is.
+// Below min-iterations (32768 multiply-adds), booleans, memrefs, and thin
+// products that would be padded many times over (one row, one column, K
+// below a block): as is.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: linalg.pack
-// CHECK: linalg.matmul
-// CHECK: linalg.matmul
-// CHECK: linalg.matmul
+// CHECK-COUNT-6: linalg.matmul
+// CHECK-NOT: linalg.pack
 func.func @kept(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>, %c: tensor<4x5xf32>,
                 %p: tensor<64x64xi1>, %q: tensor<64x64xi1>,
-                %x: memref<64x64xf32>, %y: memref<64x64xf32>) -> (tensor<4x5xf32>, tensor<64x64xi1>) {
+                %x: memref<64x64xf32>, %y: memref<64x64xf32>,
+                %row: tensor<1x4096xf32>, %tall: tensor<4096x4096xf32>, %col: tensor<4096x1xf32>,
+                %r1: tensor<1x4096xf32>, %c1: tensor<4096x1xf32>,
+                %k2a: tensor<512x2xf32>, %k2b: tensor<2x512xf32>, %k2c: tensor<512x512xf32>)
+    -> (tensor<4x5xf32>, tensor<64x64xi1>, tensor<1x4096xf32>, tensor<4096x1xf32>, tensor<512x512xf32>) {
   %r = linalg.matmul ins(%a, %b : tensor<4x3xf32>, tensor<3x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
   %s = linalg.matmul ins(%p, %q : tensor<64x64xi1>, tensor<64x64xi1>) outs(%q : tensor<64x64xi1>) -> tensor<64x64xi1>
   linalg.matmul ins(%x, %x : memref<64x64xf32>, memref<64x64xf32>) outs(%y : memref<64x64xf32>)
-  return %r, %s : tensor<4x5xf32>, tensor<64x64xi1>
+  %t = linalg.matmul ins(%row, %tall : tensor<1x4096xf32>, tensor<4096x4096xf32>) outs(%r1 : tensor<1x4096xf32>) -> tensor<1x4096xf32>
+  %u = linalg.matmul ins(%tall, %col : tensor<4096x4096xf32>, tensor<4096x1xf32>) outs(%c1 : tensor<4096x1xf32>) -> tensor<4096x1xf32>
+  %v = linalg.matmul ins(%k2a, %k2b : tensor<512x2xf32>, tensor<2x512xf32>) outs(%k2c : tensor<512x512xf32>) -> tensor<512x512xf32>
+  return %r, %s, %t, %u, %v : tensor<4x5xf32>, tensor<64x64xi1>, tensor<1x4096xf32>, tensor<4096x1xf32>, tensor<512x512xf32>
 }
 
 // A product stored whole into a caller's buffer: C is a fill of a new

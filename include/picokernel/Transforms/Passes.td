@@ -9,7 +9,9 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
   let summary = "Pack the operands of large matmuls into register-tile panels";
   let description = [{
     Rewrites each `linalg.matmul` and `linalg.batch_matmul` on tensors with
-    static shapes and at least `min-iterations` multiply-adds into a
+    static shapes, at least `min-iterations` multiply-adds and a product
+    that fills its register tiles (M at least `mb`, N at least `nb / 2`, K
+    at least `kb`: thinner products would be padded many times over) into a
     contraction over packed operands (upstream `linalg::blockPackMatmul`):
     A in panels of `mb` rows (`[M/mb][K/kb][mb][kb]`), B in panels of `nb`
     columns (`[N/nb][K/kb][kb][nb]`) and C in `mb x nb` tiles, padded with
