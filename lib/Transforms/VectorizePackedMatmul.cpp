@@ -86,7 +86,14 @@ struct VectorizePackedMatmulPass
     if (failed(dims) || dims->m.size() != 2 || dims->n.size() != 2 ||
         dims->k.size() != 2)
       return op.emitOpError("is not a packed matmul");
+    // What is needed of `op` after tiling replaces it.
     unsigned numLoops = op.getNumLoops();
+    Location loc = op.getLoc();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    auto fail = [&](const Twine &what) {
+      return emitError(loc, "packed matmul ") << what;
+    };
     // blockPackMatmul orders each pair outer dimension first.
     unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
 
@@ -103,14 +110,12 @@ struct VectorizePackedMatmulPass
              parallel ? scf::SCFTilingOptions::LoopType::ForallOp
                       : scf::SCFTilingOptions::LoopType::ForOp);
     if (failed(outer) || outer->loops.empty())
-      return op.emitOpError("could not be tiled into column panels");
+      return fail("could not be tiled into column panels");
     Operation *outermost = outer->loops.front();
 
     // K in chunks whose part of the B panel stays in L1 while every row
     // panel of A passes it.
     Operation *panel = outer->tiledOps.front();
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
     int64_t chunkBytes =
         ranges[dims->n.back()] * ranges[dims->k.back()] *
         std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
@@ -121,7 +126,7 @@ struct VectorizePackedMatmulPass
       FailureOr<scf::SCFTilingResult> inChunks =
           tile(rewriter, panel, chunks, scf::SCFTilingOptions::LoopType::ForOp);
       if (failed(inChunks))
-        return op.emitOpError("could not be tiled into chunks of K");
+        return fail("could not be tiled into chunks of K");
       panel = inChunks->tiledOps.front();
     }
 
@@ -132,7 +137,7 @@ struct VectorizePackedMatmulPass
     FailureOr<scf::SCFTilingResult> inner =
         tile(rewriter, panel, steps, scf::SCFTilingOptions::LoopType::ForOp);
     if (failed(inner) || inner->loops.size() != 2)
-      return op.emitOpError("could not be tiled into register tiles");
+      return fail("could not be tiled into register tiles");
     Operation *kLoop = inner->loops.back();
 
     // The tile's contraction without its unit dimensions, vectorized.
@@ -143,15 +148,15 @@ struct VectorizePackedMatmulPass
     linalg::populateFoldUnitExtentDimsPatterns(unitDims, dropUnitDims);
     tensor::populateMergeConsecutiveInsertExtractSlicePatterns(unitDims);
     if (failed(applyPatternsGreedily(kLoop, std::move(unitDims))))
-      return op.emitOpError("could not drop the register tile's unit dims");
+      return fail("could not drop the register tile's unit dims");
     linalg::GenericOp tileOp = findGeneric(kLoop);
     if (!tileOp)
-      return op.emitOpError("lost its register tile");
+      return fail("lost its register tile");
     rewriter.setInsertionPoint(tileOp);
     FailureOr<linalg::VectorizationResult> vectors =
         linalg::vectorize(rewriter, tileOp);
     if (failed(vectors))
-      return tileOp.emitOpError("could not be vectorized");
+      return fail("could not be vectorized");
     rewriter.replaceOp(tileOp, vectors->replacements);
 
     // The C tile read before the K loop and written after it.
@@ -166,12 +171,12 @@ struct VectorizePackedMatmulPass
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(contracts);
     vector::populateCastAwayVectorLeadingOneDimPatterns(contracts);
     if (failed(applyPatternsGreedily(outermost, std::move(contracts))))
-      return op.emitOpError("could not form the register tile's contraction");
+      return fail("could not form the register tile's contraction");
     RewritePatternSet products(&getContext());
     vector::populateVectorContractLoweringPatterns(
         products, vector::VectorContractLowering::OuterProduct);
     if (failed(applyPatternsGreedily(outermost, std::move(products))))
-      return op.emitOpError("could not lower the contraction to FMAs");
+      return fail("could not lower the contraction to FMAs");
     return success();
   }
 
