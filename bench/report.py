@@ -188,8 +188,10 @@ def main():
                   ""]
         lines += table(results["stencil"], PEERS, "bytes_per_element")
     lines += ["", "## Matmul, float32 (against BLAS, for honesty)", "",
-              "picokernel lowers `@` to a plain linalg loop nest (no tiling or packing "
-              "yet): BLAS is far ahead, and this table says by how much.", "",
+              "picokernel packs large products into register-tile panels and runs "
+              "them as vector FMA code (pk-pack-matmul, pk-vectorize-packed-matmul); "
+              "`bench/run_matmul.py` compares it with OpenBLAS per shape class on 1 "
+              "and 2 threads, in separate processes.", "",
               "![matmul](img/bench_matmul.png)", ""]
     lines += table(results["matmul"], ["picokernel", "numpy (BLAS)"])
     first = results["first_call_seconds"]
