@@ -2,6 +2,8 @@
 
 #include "picokernel/Transforms/Passes.h"
 
+#include "IterationCount.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
@@ -14,17 +16,6 @@ namespace mlir::pk {
 using namespace mlir;
 
 namespace {
-
-/// The number of points in `op`'s iteration space (saturating).
-int64_t iterationCount(linalg::LinalgOp op) {
-  int64_t count = 1;
-  for (int64_t size : op.getStaticLoopRanges()) {
-    if (ShapedType::isDynamic(size) || (size != 0 && count > INT64_MAX / size))
-      return INT64_MAX;
-    count *= size;
-  }
-  return count;
-}
 
 /// Replaces `loop` (from linalgOpToLoops: no iter_args) by an scf.parallel
 /// with the same bounds and body.
@@ -50,7 +41,8 @@ struct LowerLinalgToLoopsPass
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       bool parallel =
-          parallelThreshold > 0 && iterationCount(op) >= parallelThreshold &&
+          parallelThreshold > 0 &&
+          mlir::pk::iterationCount(op) >= parallelThreshold &&
           op.getNumLoops() > 0 &&
           op.getIteratorTypesArray().front() == utils::IteratorType::parallel;
       rewriter.setInsertionPoint(op);

@@ -1,6 +1,8 @@
 //===- PackMatmul.cpp - register-tile panels for large matmuls ------------===//
 
 #include "picokernel/Support/VectorWidth.h"
+
+#include "IterationCount.h"
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -54,19 +56,6 @@ bool fillsTiles(linalg::LinalgOp op, int64_t vectorBits, int64_t kBlock) {
   return sizes[dims->m.front()] >= rows &&
          2 * sizes[dims->n.front()] >= columns &&
          sizes[dims->k.front()] >= kBlock;
-}
-
-/// The multiply-adds of `op` (saturating), or 0 if a size is dynamic.
-int64_t multiplyAdds(linalg::LinalgOp op) {
-  int64_t count = 1;
-  for (int64_t size : op.getStaticLoopRanges()) {
-    if (ShapedType::isDynamic(size))
-      return 0;
-    if (size != 0 && count > INT64_MAX / size)
-      return INT64_MAX;
-    count *= size;
-  }
-  return count;
 }
 
 /// A product stored whole into a contiguous caller buffer is stored through
@@ -192,8 +181,9 @@ struct PackMatmulPass
       Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
       if (!element.isIntOrFloat() || element.isInteger(1))
         return;
-      int64_t count = multiplyAdds(op);
-      if (count == 0 || count < minIterations || !fillsTiles(op, bits, kBlock))
+      int64_t count = mlir::pk::iterationCount(op);
+      if (op.hasDynamicShape() || count == 0 || count < minIterations ||
+          !fillsTiles(op, bits, kBlock))
         return;
       matmuls.push_back(op);
     });

@@ -2,6 +2,8 @@
 
 #include "picokernel/Transforms/Passes.h"
 
+#include "IterationCount.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -21,17 +23,6 @@ namespace mlir::pk {
 using namespace mlir;
 
 namespace {
-
-/// The multiply-adds of `op` (saturating; its shapes are static).
-int64_t multiplyAdds(linalg::LinalgOp op) {
-  int64_t count = 1;
-  for (int64_t size : op.getStaticLoopRanges()) {
-    if (size != 0 && count > INT64_MAX / size)
-      return INT64_MAX;
-    count *= size;
-  }
-  return count;
-}
 
 /// Tiles `op` by `sizes` into loops of `type`, replacing it; the tiled op
 /// and the loops (outermost first).
@@ -99,8 +90,8 @@ struct VectorizePackedMatmulPass
 
     // Column panels (and batches) in parallel: each thread streams the
     // packed A past its own panel of B.
-    bool parallel =
-        parallelThreshold > 0 && multiplyAdds(op) >= parallelThreshold;
+    bool parallel = parallelThreshold > 0 &&
+                    mlir::pk::iterationCount(op) >= parallelThreshold;
     SmallVector<int64_t> panels(numLoops, 0);
     panels[n] = 1;
     for (unsigned b : dims->batch)
