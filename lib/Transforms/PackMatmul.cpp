@@ -1,9 +1,9 @@
 //===- PackMatmul.cpp - register-tile panels for large matmuls ------------===//
 
-#include "picokernel/Support/VectorWidth.h"
+#include "picokernel/Transforms/Passes.h"
 
 #include "IterationCount.h"
-#include "picokernel/Transforms/Passes.h"
+#include "picokernel/Support/VectorWidth.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
