@@ -136,8 +136,13 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--output", default=None)
+    parser.add_argument("--cases", default=None,
+                        help="comma-separated substrings of case names to run")
     args = parser.parse_args()
     names = QUICK if args.quick else list(CASES)
+    if args.cases:
+        wanted = args.cases.split(",")
+        names = [name for name in names if any(w in name for w in wanted)]
     results = []
     print(f"{'case':28} thr  pk GF/s  BLAS GF/s  time ratio (pk/BLAS)")
     for name in names:

@@ -64,6 +64,10 @@ void mlir::pk::buildPkCpuTilingPipeline(OpPassManager &pm,
   PkVectorizePackedMatmulOptions vectorize;
   vectorize.parallelThreshold = options.parallelThreshold;
   pm.addNestedPass<func::FuncOp>(createPkVectorizePackedMatmul(vectorize));
+  PkVectorizeMatvecOptions matvec;
+  matvec.vectorBits = options.vectorBits;
+  matvec.parallelThreshold = options.parallelThreshold;
+  pm.addNestedPass<func::FuncOp>(createPkVectorizeMatvec(matvec));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

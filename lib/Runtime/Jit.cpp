@@ -75,6 +75,20 @@ std::string buildIdentity() {
          std::to_string(status.st_mtim.tv_nsec);
 }
 
+/// The kernel's temporaries come from the workspace, which reuses them:
+/// its malloc and free, for the JIT to link kernels against.
+static llvm::orc::SymbolMap
+workspaceSymbols(llvm::orc::MangleAndInterner mangle) {
+  llvm::orc::SymbolMap symbols;
+  symbols[mangle("malloc")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&detail::workspaceAllocate),
+      llvm::JITSymbolFlags::Exported};
+  symbols[mangle("free")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&detail::workspaceFree),
+      llvm::JITSymbolFlags::Exported};
+  return symbols;
+}
+
 /// Loads an object compiled (by CompiledKernel::compile) for this host and
 /// returns its packed entry point, or an error.
 llvm::Expected<void (*)(void **)>
@@ -99,18 +113,10 @@ loadObject(const std::vector<char> &object, bool threaded,
   if (!process)
     return process.takeError();
   jit->getMainJITDylib().addGenerator(std::move(*process));
-  // The kernel's temporaries come from the workspace, which reuses them.
   llvm::orc::MangleAndInterner mangle(jit->getExecutionSession(),
                                       jit->getDataLayout());
-  llvm::orc::SymbolMap workspace;
-  workspace[mangle("malloc")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&detail::workspaceAllocate),
-      llvm::JITSymbolFlags::Exported};
-  workspace[mangle("free")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&detail::workspaceFree),
-      llvm::JITSymbolFlags::Exported};
   if (llvm::Error error = jit->getMainJITDylib().define(
-          llvm::orc::absoluteSymbols(std::move(workspace))))
+          llvm::orc::absoluteSymbols(workspaceSymbols(mangle))))
     return std::move(error);
   if (llvm::Error error =
           jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
@@ -328,6 +334,7 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
                        compiled->name() +
                        "': " + errorText(engine.takeError()));
   compiled->engine = std::move(*engine);
+  compiled->engine->registerSymbols(workspaceSymbols);
   auto entry =
       compiled->engine->lookupPacked("_mlir_ciface_" + compiled->name());
   if (!entry)

@@ -3,7 +3,7 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "IterationCount.h"
-#include "picokernel/Support/VectorWidth.h"
+#include "Tiling.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -12,7 +12,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/TargetParser/Host.h"
 
 namespace mlir::pk {
 #define GEN_PASS_DEF_PKPACKMATMUL
@@ -22,13 +21,6 @@ namespace mlir::pk {
 using namespace mlir;
 
 namespace {
-
-/// The widest vector registers of the host.
-int64_t hostVectorBits() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  return ::pk::widestVectorBits(
-      [&](const char *name) { return features.lookup(name); });
-}
 
 /// The rows and columns of C one register tile holds: two vectors per row,
 /// as many rows as leave registers for a row of B and a broadcast A
@@ -168,7 +160,8 @@ struct PackMatmulPass
   using PkPackMatmulBase::PkPackMatmulBase;
 
   void runOnOperation() override {
-    int64_t bits = vectorBits > 0 ? int64_t(vectorBits) : hostVectorBits();
+    int64_t bits =
+        vectorBits > 0 ? int64_t(vectorBits) : mlir::pk::hostVectorBits();
     if (kBlock < 1) {
       getOperation().emitError("pk-pack-matmul: k-block must be positive");
       return signalPassFailure();

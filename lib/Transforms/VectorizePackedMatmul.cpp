@@ -3,14 +3,15 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "IterationCount.h"
+#include "Tiling.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -24,30 +25,59 @@ using namespace mlir;
 
 namespace {
 
-/// Tiles `op` by `sizes` into loops of `type`, replacing it; the tiled op
-/// and the loops (outermost first).
-FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, Operation *op,
-                                     ArrayRef<int64_t> sizes,
-                                     scf::SCFTilingOptions::LoopType type) {
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
-  options.setLoopType(type);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled =
-      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
-  if (succeeded(tiled))
-    rewriter.replaceOp(op, tiled->replacements);
-  return tiled;
+/// Makes `op` accumulate into its init's destination when the init is a
+/// fill with +0 used only here; whether it did (the tiles must then start
+/// from zero, see startFromZero).
+bool dropZeroFill(RewriterBase &rewriter, linalg::GenericOp op) {
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill->hasOneUse())
+    return false;
+  Value value = fill.getInputs()[0];
+  if (!matchPattern(value, m_PosZeroFloat()) && !matchPattern(value, m_Zero()))
+    return false;
+  rewriter.modifyOpInPlace(
+      op, [&] { op.getDpsInitsMutable()[0].assign(fill.getOutputs()[0]); });
+  rewriter.eraseOp(fill);
+  return true;
 }
 
-/// The first linalg.generic in `loop`'s body.
-linalg::GenericOp findGeneric(Operation *loop) {
-  linalg::GenericOp found;
-  loop->walk([&](linalg::GenericOp op) {
-    found = op;
-    return WalkResult::interrupt();
-  });
-  return found;
+/// Starts the register tiles of `kLoop` (the C tiles it carries, read
+/// before it) from zero in the first chunk of K (`kChunks`' first
+/// iteration; every iteration without chunks) instead of reading C.
+LogicalResult startFromZero(RewriterBase &rewriter, scf::ForOp kLoop,
+                            scf::ForOp kChunks) {
+  bool found = false;
+  for (OpOperand &init : kLoop.getInitArgsMutable()) {
+    auto read = init.get().getDefiningOp<vector::TransferReadOp>();
+    if (!read || !read->hasOneUse())
+      continue;
+    found = true;
+    Location loc = read.getLoc();
+    auto type = cast<VectorType>(read.getType());
+    rewriter.setInsertionPoint(read);
+    Value zeros =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(type));
+    if (!kChunks) {
+      rewriter.modifyOpInPlace(kLoop, [&] { init.assign(zeros); });
+      rewriter.eraseOp(read);
+      continue;
+    }
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        kChunks.getInductionVar(),
+                                        kChunks.getLowerBound());
+    auto choice = scf::IfOp::create(rewriter, loc, TypeRange{type}, first,
+                                    /*addThenBlock=*/true,
+                                    /*addElseBlock=*/true);
+    rewriter.moveOpBefore(zeros.getDefiningOp(), choice.thenBlock(),
+                          choice.thenBlock()->end());
+    rewriter.setInsertionPointToEnd(choice.thenBlock());
+    scf::YieldOp::create(rewriter, loc, zeros);
+    rewriter.moveOpBefore(read, choice.elseBlock(), choice.elseBlock()->end());
+    rewriter.setInsertionPointToEnd(choice.elseBlock());
+    scf::YieldOp::create(rewriter, loc, read.getResult());
+    rewriter.modifyOpInPlace(kLoop, [&] { init.assign(choice.getResult(0)); });
+  }
+  return success(found);
 }
 
 struct VectorizePackedMatmulPass
@@ -88,72 +118,84 @@ struct VectorizePackedMatmulPass
     // blockPackMatmul orders each pair outer dimension first.
     unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
 
-    // Column panels (and batches) in parallel: each thread streams the
-    // packed A past its own panel of B.
+    // A zero-filled C is not filled: the first chunk of K starts its tiles
+    // from zero instead of reading them (one pass over C fewer).
+    bool zeroInit = dropZeroFill(rewriter, op);
+
+    // Batches in parallel, or else row panels (below).
     bool parallel = parallelThreshold > 0 &&
                     mlir::pk::iterationCount(op) >= parallelThreshold;
-    SmallVector<int64_t> panels(numLoops, 0);
-    panels[n] = 1;
+    bool parallelBatches = false;
     for (unsigned b : dims->batch)
-      panels[b] = 1;
-    FailureOr<scf::SCFTilingResult> outer =
-        tile(rewriter, op, panels,
-             parallel ? scf::SCFTilingOptions::LoopType::ForallOp
-                      : scf::SCFTilingOptions::LoopType::ForOp);
-    if (failed(outer) || outer->loops.empty())
-      return fail("could not be tiled into column panels");
-    Operation *outermost = outer->loops.front();
-
-    // K in chunks whose part of the B panel stays in L1 while every row
-    // panel of A passes it.
-    Operation *panel = outer->tiledOps.front();
-    int64_t chunkBytes =
-        ranges[dims->n.back()] * ranges[dims->k.back()] *
-        std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-    int64_t chunk = std::max<int64_t>(1, kPanelBytes / chunkBytes);
-    if (chunk < ranges[k]) {
-      SmallVector<int64_t> chunks(numLoops, 0);
-      chunks[k] = chunk;
-      FailureOr<scf::SCFTilingResult> inChunks =
-          tile(rewriter, panel, chunks, scf::SCFTilingOptions::LoopType::ForOp);
-      if (failed(inChunks))
-        return fail("could not be tiled into chunks of K");
-      panel = inChunks->tiledOps.front();
+      parallelBatches |= parallel && ranges[b] > 1;
+    Operation *outermost = nullptr;
+    Operation *current = op;
+    auto tileBy = [&](ArrayRef<std::pair<unsigned, int64_t>> sizes,
+                      bool forall) -> FailureOr<scf::SCFTilingResult> {
+      SmallVector<int64_t> all(numLoops, 0);
+      for (auto [dim, size] : sizes)
+        all[dim] = size;
+      FailureOr<scf::SCFTilingResult> tiled =
+          mlir::pk::tileInto(rewriter, current, all,
+                             forall ? scf::SCFTilingOptions::LoopType::ForallOp
+                                    : scf::SCFTilingOptions::LoopType::ForOp);
+      if (succeeded(tiled)) {
+        current = tiled->tiledOps.front();
+        if (!outermost && !tiled->loops.empty())
+          outermost = tiled->loops.front();
+      }
+      return tiled;
+    };
+    if (!dims->batch.empty()) {
+      SmallVector<std::pair<unsigned, int64_t>> batches;
+      for (unsigned b : dims->batch)
+        batches.push_back({b, 1});
+      if (failed(tileBy(batches, parallelBatches)))
+        return fail("could not be tiled into batches");
     }
 
-    // Row panels, then K: one register tile per iteration.
-    SmallVector<int64_t> steps(numLoops, 0);
-    steps[m] = 1;
-    steps[k] = 1;
-    FailureOr<scf::SCFTilingResult> inner =
-        tile(rewriter, panel, steps, scf::SCFTilingOptions::LoopType::ForOp);
+    // K in chunks whose row panel of A (mb x chunk) stays in L1 while it
+    // passes every column panel of B; N in blocks whose chunk of B
+    // (chunk x nc) stays in L2 while every row panel passes it.
+    int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+    int64_t mb = ranges[dims->m.back()], nb = ranges[dims->n.back()],
+            kb = ranges[dims->k.back()];
+    int64_t kChunk = mlir::pk::evenChunk(
+        ranges[k], std::max<int64_t>(1, kPanelBytes / (mb * kb * bytes)));
+    scf::ForOp kChunks;
+    if (kChunk < ranges[k]) {
+      FailureOr<scf::SCFTilingResult> tiled = tileBy({{k, kChunk}}, false);
+      if (failed(tiled) || tiled->loops.size() != 1)
+        return fail("could not be tiled into chunks of K");
+      kChunks = cast<scf::ForOp>(tiled->loops.front());
+    }
+    int64_t nBlock = mlir::pk::evenChunk(
+        ranges[n],
+        std::max<int64_t>(
+            1, bBlockBytes / (std::min(kChunk, ranges[k]) * kb * nb * bytes)));
+    if (nBlock < ranges[n] && failed(tileBy({{n, nBlock}}, false)))
+      return fail("could not be tiled into blocks of N");
+
+    // Row panels (in parallel), then column panels and K: one register
+    // tile per iteration, C's rows written in order.
+    if (failed(tileBy({{m, 1}}, parallel && !parallelBatches)))
+      return fail("could not be tiled into row panels");
+    FailureOr<scf::SCFTilingResult> inner = tileBy({{n, 1}, {k, 1}}, false);
     if (failed(inner) || inner->loops.size() != 2)
       return fail("could not be tiled into register tiles");
     Operation *kLoop = inner->loops.back();
 
     // The tile's contraction without its unit dimensions, vectorized.
-    RewritePatternSet unitDims(&getContext());
-    linalg::ControlDropUnitDims dropUnitDims;
-    dropUnitDims.rankReductionStrategy =
-        linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
-    linalg::populateFoldUnitExtentDimsPatterns(unitDims, dropUnitDims);
-    tensor::populateMergeConsecutiveInsertExtractSlicePatterns(unitDims);
-    if (failed(applyPatternsGreedily(kLoop, std::move(unitDims))))
-      return fail("could not drop the register tile's unit dims");
-    linalg::GenericOp tileOp = findGeneric(kLoop);
-    if (!tileOp)
-      return fail("lost its register tile");
-    rewriter.setInsertionPoint(tileOp);
-    FailureOr<linalg::VectorizationResult> vectors =
-        linalg::vectorize(rewriter, tileOp);
-    if (failed(vectors))
+    if (failed(mlir::pk::vectorizeTileIn(rewriter, kLoop)))
       return fail("could not be vectorized");
-    rewriter.replaceOp(tileOp, vectors->replacements);
 
     // The C tile read before the K loop and written after it.
     auto loop = cast<LoopLikeOpInterface>(kLoop);
     moveLoopInvariantCode(loop);
-    hoistLoopInvariantSubsets(rewriter, loop);
+    loop = hoistLoopInvariantSubsets(rewriter, loop);
+    if (zeroInit &&
+        failed(startFromZero(rewriter, cast<scf::ForOp>(*loop), kChunks)))
+      return fail("could not start its tiles from zero");
 
     // Broadcasts of A's elements times rows of B, accumulated.
     RewritePatternSet contracts(&getContext());

@@ -1,39 +1,50 @@
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=1000},canonicalize))' | FileCheck %s
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=0},canonicalize))' | FileCheck %s --check-prefix=SERIAL
-// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{k-panel-bytes=1024},canonicalize))' | FileCheck %s --check-prefix=CHUNKS
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{k-panel-bytes=256 b-block-bytes=2048},canonicalize))' | FileCheck %s --check-prefix=CHUNKS
 
-// Column panels in parallel (scf.forall), row panels and K blocks in
-// scf.for loops; the 8 x 32 C tile is read before the K loop, carried in
-// registers (a vector iter_arg) and written after it; each K step is
+// Row panels in parallel (scf.forall), column panels and K blocks in
+// scf.for loops; the 8 x 32 C tile starts from zero (C is not filled: one
+// chunk of K covers all of it), is carried in registers (a vector
+// iter_arg) and written after the K loop; each K step is
 // broadcast-times-row FMAs. The packs become pads and transposes.
 // CHECK-LABEL: func.func @odd
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // CHECK-NOT: linalg.pack
 // CHECK: tensor.pad %arg0 low[0, 0] high[4, 2]
 // CHECK: linalg.transpose
 // CHECK: tensor.pad %arg1 low[0, 0] high[2, 26]
 // CHECK: linalg.transpose
-// CHECK: %[[FILL:.*]] = linalg.fill {{.*}} -> tensor<13x3x8x32xf32>
-// CHECK: scf.forall (%[[N:.*]]) in (3) shared_outs(%{{.*}} = %[[FILL]])
-// CHECK: scf.for %[[M:.*]] = %c0 to %c13
-// CHECK: %[[TILE:.*]] = vector.transfer_read {{.*}} : tensor<13x1x8x32xf32>, vector<8x32xf32>
-// CHECK: scf.for %[[K:.*]] = %c0 to %c8 {{.*}} iter_args(%[[ACC:.*]] = %[[TILE]]) -> (vector<8x32xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[C:.*]] = tensor.empty() : tensor<13x3x8x32xf32>
+// CHECK: scf.forall (%[[M:.*]]) in (13) shared_outs(%{{.*}} = %[[C]])
+// CHECK: scf.for %[[N:.*]] = %c0 to %c3
+// CHECK: scf.for %[[K:.*]] = %c0 to %c8 {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
 // CHECK: vector.transfer_read {{.*}}[%[[M]], %[[K]], %c0, %c0]{{.*}} : tensor<13x8x8x4xf32>, vector<8x4xf32>
 // CHECK: vector.transfer_read {{.*}}[%[[N]], %[[K]], %c0, %c0]{{.*}} : tensor<3x8x4x32xf32>, vector<4x32xf32>
 // CHECK-COUNT-32: vector.fma {{.*}} : vector<32xf32>
 // CHECK-NOT: vector.fma
 // CHECK: scf.yield {{.*}} : vector<8x32xf32>
-// CHECK: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<13x1x8x32xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<1x3x8x32xf32>
 // CHECK: scf.forall.in_parallel
 // CHECK: tensor.extract_slice {{.*}}[0, 0] [100, 70] [1, 1] : tensor<104x96xf32> to tensor<100x70xf32>
 // CHECK-NOT: pk.packed_matmul
 // CHECK-NOT: linalg.unpack
-// With a 1 KiB chunk of the B panel (2 blocks of 4 x 32 float32), K's 8
-// blocks run in chunks of 2, outside the row panels.
+// With 256 bytes of an A row panel (2 blocks of 8 x 4 float32), K's 8
+// blocks run in chunks of 2, outermost; with 2 KiB of B per chunk (2
+// column panels), N in blocks of 2. The first chunk starts the tiles from
+// zero, the others from C.
 // CHUNKS-LABEL: func.func @odd
-// CHUNKS: scf.forall
+// CHUNKS: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // CHUNKS: scf.for %[[C:.*]] = %c0 to %c8 step %c2
-// CHUNKS: scf.for %{{.*}} = %c0 to %c13 step %c1
-// CHUNKS: scf.for %{{.*}} = %c0 to %c2 step %c1 {{.*}} -> (vector<8x32xf32>)
+// CHUNKS: scf.for %{{.*}} = %c0 to %c3 step %c2
+// CHUNKS: scf.forall (%{{.*}}) in (13)
+// CHUNKS: %[[FIRST:.*]] = arith.cmpi eq, %[[C]], %c0
+// CHUNKS: %[[START:.*]] = scf.if %[[FIRST]] -> (vector<8x32xf32>)
+// CHUNKS-NEXT: scf.yield %[[ZERO]]
+// CHUNKS-NEXT: } else {
+// CHUNKS-NEXT: %[[OLD:.*]] = vector.transfer_read
+// CHUNKS-NEXT: scf.yield %[[OLD]]
+// CHUNKS: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}} = %[[START]]) -> (vector<8x32xf32>)
 // CHUNKS-COUNT-32: vector.fma
 // SERIAL-LABEL: func.func @odd
 // SERIAL-NOT: scf.forall
@@ -47,11 +58,14 @@ func.func @odd(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> tensor<100x70xf
   return %r : tensor<100x70xf32>
 }
 
-// Integers: the same tile of multiply-adds on i32 vectors; batches are
-// parallel panels too.
+// Integers: the same tile of multiply-adds on i32 vectors; batches run in
+// parallel (then row panels do not); C is not zero-filled here, so the
+// tiles start from it.
 // CHECK-LABEL: func.func @batch
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (4, 2)
-// CHECK: iter_args(%{{.*}} = %{{.*}}) -> (vector<8x32xi32>)
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK-NOT: scf.forall
+// CHECK: %[[OLD:.*]] = vector.transfer_read
+// CHECK: iter_args(%{{.*}} = %[[OLD]]) -> (vector<8x32xi32>)
 // CHECK: arith.muli {{.*}} : vector<32xi32>
 // CHECK: arith.addi {{.*}} : vector<32xi32>
 func.func @batch(%a: tensor<4x64x32xi32>, %b: tensor<4x32x64xi32>, %c: tensor<4x64x64xi32>) -> tensor<4x64x64xi32> {

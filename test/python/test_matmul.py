@@ -119,6 +119,92 @@ def test_vectors(rng, shapes):
     np.testing.assert_array_equal(o, a @ b)
 
 
+# Matrix-vector products on either side (pk-vectorize-matvec): tiles that
+# divide and that don't (rows, columns, K), thin ones that keep the loop
+# nest, batches, and every element type.
+MATVEC_SHAPES = [((64, 64), (64,)), ((67, 131), (131,)), ((8, 4096), (4096,)),
+                 ((4096, 8), (8,)), ((7, 300), (300,)), ((1000, 63), (63,)),
+                 ((64,), (64, 64)), ((131,), (131, 67)), ((4096,), (4096, 8)),
+                 ((7,), (7, 300)), ((300,), (300, 1000)), ((9,), (9, 129)),
+                 ((3, 130, 70), (70,)), ((70,), (3, 70, 130)),
+                 ((2, 3, 40, 72), (72,))]
+
+
+@pytest.mark.parametrize("shapes", MATVEC_SHAPES)
+def test_matrix_vector_shapes(rng, shapes):
+    a = integers(rng, shapes[0], np.float32)
+    b = integers(rng, shapes[1], np.float32)
+    np.testing.assert_array_equal(run(a, b), a @ b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32, np.int8,
+                                   np.int64])
+@pytest.mark.parametrize("shapes", [((100, 260), (260,)), ((260,), (260, 100))])
+def test_matrix_vector_dtypes(rng, dtype, shapes):
+    a = integers(rng, shapes[0], dtype)
+    b = integers(rng, shapes[1], dtype)
+    np.testing.assert_array_equal(run(a, b), expected(a, b, dtype))
+
+
+def test_matrix_vector_views_and_aliasing(rng):
+    base = integers(rng, (300, 260), np.float32)
+    x = integers(rng, (600,), np.float32)
+    for a, v in [(base[::2, 1:], x[:259]), (base.T, x[::2]),
+                 (base[:, ::-1], x[-260:][::-1])]:
+        np.testing.assert_array_equal(run(a, v), a @ v)
+    for v, a in [(x[:150], base[::2, 1:]), (x[::2][:260], base.T),
+                 (x[-300:][::-1], base[:, ::-1])]:
+        np.testing.assert_array_equal(run(v, a), v @ a)
+    # The result overwrites the vector it is made from.
+    a = integers(rng, (256, 256), np.float32)
+    v = integers(rng, (256,), np.float32)
+    want = a @ v
+    matmul(a, v, v)
+    np.testing.assert_array_equal(v, want)
+    v = integers(rng, (256,), np.float32)
+    want = v @ a
+    matmul(v, a, v)
+    np.testing.assert_array_equal(v, want)
+
+
+def test_matrix_vector_sums_are_accurate(rng):
+    # Reassociated sums stay as accurate as NumPy's (no sequential drift).
+    a = rng.standard_normal((64, 100000)).astype(np.float32)
+    v = rng.standard_normal(100000).astype(np.float32)
+    want = a.astype(np.float64) @ v.astype(np.float64)
+    got = run(a, v)
+    assert np.abs(got - want).max() <= 2 * np.abs((a @ v) - want).max() + 1e-3
+
+
+def test_large_matrix_vector_products_are_vector_code(rng):
+    a = integers(rng, (512, 512), np.float32)
+    v = integers(rng, (512,), np.float32)
+    for x, y in [(a, v), (v, a)]:
+        tiled = matmul.lower(x, y, np.empty(512, np.float32), stage="tiled")
+        assert "vector.transfer_read" in tiled
+        assert "linalg.matvec" not in tiled and "linalg.vecmat" not in tiled
+
+
+def test_kernel_temporaries_are_reused_across_calls(rng, monkeypatch):
+    # The packing buffers come from the workspace: after the first call no
+    # call maps fresh pages (8 MB of them here, ~2000 page faults).
+    resource = pytest.importorskip("resource")
+    a = integers(rng, (1024, 1024), np.float32)
+    o = np.empty_like(a)
+
+    @picokernel.kernel
+    def product(a, b, o):
+        o[...] = a[...] @ b[...]
+
+    product(a, a, o)
+    product(a, a, o)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(3):
+        product(a, a, o)
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    assert faults < 300, f"{faults} page faults in 3 calls"
+
+
 def test_views_and_transposes(rng):
     base = integers(rng, (300, 260), np.float32)
     other = integers(rng, (260, 300), np.float32)

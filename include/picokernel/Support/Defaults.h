@@ -27,9 +27,14 @@ inline constexpr int64_t kPackMatmulMinIterations = int64_t(1) << 15;
 /// inner loop takes (fewer lose the FMA chains' overlap).
 inline constexpr int64_t kMatmulKUnroll = 4;
 
-/// Bytes of a packed B panel's chunk of K that a matmul's row panels pass
-/// over together: half of a 48 KiB L1 data cache, the rest for A and C.
-inline constexpr int64_t kMatmulKPanelBytes = int64_t(24) << 10;
+/// Bytes of a packed A row panel's chunk of K, which stays in L1 while the
+/// column panels of B stream past it (from L2): a third of a 48 KiB L1
+/// data cache.
+inline constexpr int64_t kMatmulKPanelBytes = int64_t(16) << 10;
+
+/// Bytes of the chunk of packed B that stays in L2 while every row panel of
+/// A passes it: half of a 2 MiB L2.
+inline constexpr int64_t kMatmulBBlockBytes = int64_t(1) << 20;
 
 /// LLVM optimization level of compiled kernels (0-3).
 inline constexpr unsigned kOptLevel = 3;

@@ -76,7 +76,50 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
            "(0: never)">,
     Option<"kPanelBytes", "k-panel-bytes", "int64_t",
            /*default=*/"::pk::defaults::kMatmulKPanelBytes",
-           "Bytes of a B panel's chunk of K (kept in L1 across row panels)">
+           "Bytes of an A row panel's chunk of K (kept in L1 while it passes "
+           "the column panels of B)">,
+    Option<"bBlockBytes", "b-block-bytes", "int64_t",
+           /*default=*/"::pk::defaults::kMatmulBBlockBytes",
+           "Bytes of the block of B's column panels a chunk of K covers "
+           "(kept in L2 while every row panel passes it)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
+  let summary = "Tile matrix-vector products into vector code";
+  let description = [{
+    Rewrites each contraction of a matrix (rows contiguous) with a vector,
+    on either side and possibly batched (`linalg.matvec`, `linalg.vecmat`
+    and their generic forms on tensors with static shapes, at least
+    `min-iterations` multiply-adds), into vector code:
+
+    - `A @ x`: tiles of 8 rows times 4 vectors of columns (the target's
+      `vector-bits`; 0: the host's), each row's products summed as a tree
+      (reassociated, as NumPy's pairwise sums) into row sums kept in
+      registers across the columns;
+    - `x @ A`: blocks of 1024 columns, each a loop over A's rows adding
+      `x[k]` times the row to the block of the result, 4 vectors at a
+      time, so that A streams row by row.
+
+    The row and column tiles run in parallel (`scf.forall`) when the
+    product has at least `parallel-threshold` multiply-adds. The rows and
+    columns the tiles do not divide are split off (`linalg::splitOp`) and
+    stay loop nests.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
+           "Bits in one vector register of the target (0: the host's)">,
+    Option<"minIterations", "min-iterations", "int64_t",
+           /*default=*/"::pk::defaults::kPackMatmulMinIterations",
+           "Multiply-adds from which a product is vectorized">,
+    Option<"parallelThreshold", "parallel-threshold", "int64_t",
+           /*default=*/"::pk::defaults::kParallelThreshold",
+           "Multiply-adds from which the tiles run in parallel (0: never)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",

@@ -1,0 +1,90 @@
+//===- Tiling.cpp - shared steps of the matmul tiling passes --------------===//
+
+#include "Tiling.h"
+
+#include "picokernel/Support/VectorWidth.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace mlir::pk {
+
+int64_t hostVectorBits() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  return ::pk::widestVectorBits(
+      [&](const char *name) { return features.lookup(name); });
+}
+
+FailureOr<scf::SCFTilingResult> tileInto(RewriterBase &rewriter, Operation *op,
+                                         ArrayRef<int64_t> sizes,
+                                         scf::SCFTilingOptions::LoopType type) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
+  options.setLoopType(type);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
+  if (succeeded(tiled))
+    rewriter.replaceOp(op, tiled->replacements);
+  return tiled;
+}
+
+int64_t evenChunk(int64_t range, int64_t most) {
+  if (range <= most)
+    return range;
+  int64_t chunks = llvm::divideCeil(range, most);
+  return llvm::divideCeil(range, chunks);
+}
+
+LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
+                              bool reductionsFirst, int64_t dynamicSize) {
+  RewritePatternSet unitDims(loop->getContext());
+  linalg::ControlDropUnitDims dropUnitDims;
+  dropUnitDims.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  linalg::populateFoldUnitExtentDimsPatterns(unitDims, dropUnitDims);
+  tensor::populateMergeConsecutiveInsertExtractSlicePatterns(unitDims);
+  if (failed(applyPatternsGreedily(loop, std::move(unitDims))))
+    return failure();
+  auto tile = findFirst<linalg::GenericOp>(loop);
+  if (!tile)
+    return failure();
+  if (reductionsFirst) {
+    SmallVector<unsigned> order;
+    for (bool reductions : {true, false})
+      for (auto [dim, type] : llvm::enumerate(tile.getIteratorTypesArray()))
+        if ((type == utils::IteratorType::reduction) == reductions)
+          order.push_back(dim);
+    FailureOr<linalg::GenericOp> interchanged =
+        linalg::interchangeGenericOp(rewriter, tile, order);
+    if (failed(interchanged))
+      return failure();
+    tile = *interchanged;
+  }
+  SmallVector<int64_t> sizes;
+  SmallVector<bool> scalable; // none, but vectorize wants one per size
+  if (tile.hasDynamicShape()) {
+    sizes = tile.getStaticLoopRanges();
+    for (int64_t &size : sizes)
+      if (ShapedType::isDynamic(size))
+        size = dynamicSize;
+    scalable.assign(sizes.size(), false);
+  }
+  rewriter.setInsertionPoint(tile);
+  FailureOr<linalg::VectorizationResult> vectors = linalg::vectorize(
+      rewriter, tile, sizes, scalable,
+      /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+      /*assumeDynamicDimsMatchVecSizes=*/true);
+  if (failed(vectors))
+    return failure();
+  rewriter.replaceOp(tile, vectors->replacements);
+  return success();
+}
+
+} // namespace mlir::pk

@@ -1,0 +1,53 @@
+//===- Tiling.h - shared steps of the matmul tiling passes ------*- C++ -*-===//
+//
+// Private to the transforms: the host's vector width, tiling one op into
+// loops, and chunk sizes, as pk-pack-matmul, pk-vectorize-packed-matmul and
+// pk-vectorize-matvec use them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_LIB_TRANSFORMS_TILING_H
+#define PICOKERNEL_LIB_TRANSFORMS_TILING_H
+
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cstdint>
+
+namespace mlir::pk {
+
+/// The widest vector registers of the host, in bits.
+int64_t hostVectorBits();
+
+/// Tiles `op` by `sizes` (0: untiled) into loops of `type`, replacing it;
+/// the tiled op and the loops (outermost first).
+FailureOr<scf::SCFTilingResult> tileInto(RewriterBase &rewriter, Operation *op,
+                                         ArrayRef<int64_t> sizes,
+                                         scf::SCFTilingOptions::LoopType type);
+
+/// The size of the fewest equal chunks of `range` at most `most` long (the
+/// last may be shorter).
+int64_t evenChunk(int64_t range, int64_t most);
+
+/// Drops the unit dimensions of the first linalg.generic in `loop`'s body
+/// (a tile) and vectorizes it, with its reductions outermost when
+/// `reductionsFirst` (so that a sum over rows adds whole vectors). Its
+/// dynamic sizes are known to be `dynamicSize` (tiles of blocks that the
+/// tiles divide).
+LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
+                              bool reductionsFirst = false,
+                              int64_t dynamicSize = 0);
+
+/// The first op of type `OpTy` nested in `root`.
+template <typename OpTy> OpTy findFirst(Operation *root) {
+  OpTy found;
+  root->walk([&](OpTy op) {
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+} // namespace mlir::pk
+
+#endif // PICOKERNEL_LIB_TRANSFORMS_TILING_H

@@ -1,0 +1,247 @@
+//===- VectorizeMatvec.cpp - matrix-vector products as vector code --------===//
+
+#include "picokernel/Transforms/Passes.h"
+
+#include "IterationCount.h"
+#include "Tiling.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace mlir::pk {
+#define GEN_PASS_DEF_PKVECTORIZEMATVEC
+#include "picokernel/Transforms/Passes.h.inc"
+} // namespace mlir::pk
+
+using namespace mlir;
+
+namespace {
+
+using LoopType = scf::SCFTilingOptions::LoopType;
+
+/// A contraction of a matrix with a vector (either side), possibly
+/// batched: its dimensions, and whether the matrix is on the left.
+struct Matvec {
+  linalg::ContractionDimensions dims;
+  bool matrixLeft;
+  unsigned row() const { return matrixLeft ? dims.m.front() : dims.k.front(); }
+  unsigned column() const {
+    return matrixLeft ? dims.k.front() : dims.n.front();
+  }
+};
+
+/// `op` as a matrix-vector product whose matrix rows are contiguous
+/// (its last indexing dimension is the matrix's column), if it is one.
+std::optional<Matvec> matchMatvec(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->k.size() != 1)
+    return std::nullopt;
+  Matvec matvec{*dims, false};
+  if (dims->m.size() == 1 && dims->n.empty())
+    matvec.matrixLeft = true;
+  else if (!(dims->m.empty() && dims->n.size() == 1))
+    return std::nullopt;
+  // The matrix is the input with one more dimension than the vector.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap matrix = maps[matvec.matrixLeft ? 0 : 1];
+  AffineMap vector = maps[matvec.matrixLeft ? 1 : 0];
+  if (matrix.getNumResults() != vector.getNumResults() + 1 ||
+      !matrix.isProjectedPermutation() || !vector.isProjectedPermutation() ||
+      matrix.getResults().back() !=
+          getAffineDimExpr(matvec.column(), op.getContext()))
+    return std::nullopt;
+  return matvec;
+}
+
+struct VectorizeMatvecPass
+    : public mlir::pk::impl::PkVectorizeMatvecBase<VectorizeMatvecPass> {
+  using PkVectorizeMatvecBase::PkVectorizeMatvecBase;
+
+  void runOnOperation() override {
+    int64_t bits =
+        vectorBits > 0 ? int64_t(vectorBits) : mlir::pk::hostVectorBits();
+    SmallVector<std::pair<linalg::LinalgOp, Matvec>> matvecs;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (mlir::pk::iterationCount(op) < minIterations)
+        return;
+      if (std::optional<Matvec> matvec = matchMatvec(op))
+        matvecs.push_back({op, *matvec});
+    });
+    IRRewriter rewriter(&getContext());
+    for (auto [named, matvec] : matvecs) {
+      Type element = getElementTypeOrSelf(named.getDpsInputs()[0].getType());
+      int64_t lanes =
+          std::max<int64_t>(1, bits / element.getIntOrFloatBitWidth());
+      // Products too thin for one tile keep their loop nest.
+      SmallVector<int64_t> ranges = named.getStaticLoopRanges();
+      if (matvec.matrixLeft ? ranges[matvec.row()] < kRows ||
+                                  ranges[matvec.column()] < 4 * lanes
+                            : ranges[matvec.column()] < 4 * lanes)
+        continue;
+      // Generic, so that the tiles' unit dimensions fold away.
+      linalg::LinalgOp op = named;
+      if (!isa<linalg::GenericOp>(named)) {
+        rewriter.setInsertionPoint(named);
+        FailureOr<linalg::GenericOp> generic =
+            linalg::generalizeNamedOp(rewriter, named);
+        if (failed(generic)) {
+          named.emitOpError("could not be generalized");
+          return signalPassFailure();
+        }
+        op = *generic;
+      }
+      bool parallel = parallelThreshold > 0 &&
+                      mlir::pk::iterationCount(op) >= parallelThreshold;
+      if (failed(matvec.matrixLeft
+                     ? vectorizeRowDots(rewriter, op, matvec, lanes, parallel)
+                     : vectorizeRowSums(rewriter, op, matvec, lanes, parallel)))
+        return signalPassFailure();
+    }
+  }
+
+  /// Splits `op` along `dim` at the largest multiple of `multiple` below
+  /// its size; the first part (all of `op` when the multiple divides it).
+  FailureOr<Operation *> splitAtMultiple(RewriterBase &rewriter, Operation *op,
+                                         unsigned dim, int64_t multiple) {
+    int64_t size = cast<linalg::LinalgOp>(op).getStaticLoopRanges()[dim];
+    int64_t main = size - size % multiple;
+    if (main == size)
+      return op;
+    rewriter.setInsertionPoint(op);
+    auto [first, second] = linalg::splitOp(rewriter, cast<TilingInterface>(op),
+                                           dim, rewriter.getIndexAttr(main));
+    if (!first)
+      return failure();
+    return first.getOperation();
+  }
+
+  /// o[r] = sum_k A[r, k] x[k]: tiles of `kRows` rows times `4 lanes` of
+  /// K, their row sums accumulated in registers across K.
+  LogicalResult vectorizeRowDots(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 const Matvec &matvec, int64_t lanes,
+                                 bool parallel) {
+    int64_t kTile = 4 * lanes;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    Location loc = op.getLoc();
+    FailureOr<Operation *> main =
+        splitAtMultiple(rewriter, op, matvec.row(), kRows);
+    if (succeeded(main))
+      main = splitAtMultiple(rewriter, *main, matvec.column(), kTile);
+    if (failed(main))
+      return emitError(loc, "matrix-vector product could not be split");
+    unsigned numLoops = ranges.size();
+    SmallVector<int64_t> rows(numLoops, 0);
+    rows[matvec.row()] = kRows;
+    for (unsigned b : matvec.dims.batch)
+      rows[b] = 1;
+    FailureOr<scf::SCFTilingResult> outer = mlir::pk::tileInto(
+        rewriter, *main, rows, parallel ? LoopType::ForallOp : LoopType::ForOp);
+    SmallVector<int64_t> columns(numLoops, 0);
+    columns[matvec.column()] = kTile;
+    FailureOr<scf::SCFTilingResult> inner;
+    if (succeeded(outer))
+      inner = mlir::pk::tileInto(rewriter, outer->tiledOps.front(), columns,
+                                 LoopType::ForOp);
+    if (failed(inner) || inner->loops.size() != 1)
+      return emitError(loc, "matrix-vector product could not be tiled");
+    auto kLoop = cast<LoopLikeOpInterface>(inner->loops.front());
+    if (failed(mlir::pk::vectorizeTileIn(rewriter, kLoop,
+                                         /*reductionsFirst=*/false)))
+      return emitError(loc, "matrix-vector product could not be vectorized");
+    // The tile's sums stay in registers across K.
+    moveLoopInvariantCode(kLoop);
+    kLoop = hoistLoopInvariantSubsets(rewriter, kLoop);
+    // Each row's products summed as a tree (as NumPy's pairwise sums).
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerReduction);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    Operation *root = outer->loops.front();
+    if (failed(applyPatternsGreedily(root, std::move(patterns))))
+      return emitError(loc,
+                       "matrix-vector product's sums could not be lowered");
+    root->walk([&](vector::ReductionOp reduction) {
+      auto flags = reduction.getFastmathAttr();
+      rewriter.modifyOpInPlace(reduction, [&] {
+        reduction.setFastmathAttr(arith::FastMathFlagsAttr::get(
+            &getContext(), flags.getValue() | arith::FastMathFlags::reassoc));
+      });
+    });
+    return success();
+  }
+
+  /// o[n] = sum_k x[k] A[k, n]: blocks of columns (in parallel), each a
+  /// loop over the rows of A adding `kRowStep` rows times their x[k] to the
+  /// block of o, `4 lanes` columns at a time (A streamed row by row).
+  LogicalResult vectorizeRowSums(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 const Matvec &matvec, int64_t lanes,
+                                 bool parallel) {
+    int64_t nTile = 4 * lanes;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    Location loc = op.getLoc();
+    FailureOr<Operation *> main =
+        splitAtMultiple(rewriter, op, matvec.column(), nTile);
+    if (succeeded(main) && ranges[matvec.row()] >= kRowStep)
+      main = splitAtMultiple(rewriter, *main, matvec.row(), kRowStep);
+    if (failed(main))
+      return emitError(loc, "vector-matrix product could not be split");
+    unsigned numLoops = ranges.size();
+    int64_t columns = ranges[matvec.column()] - ranges[matvec.column()] % nTile;
+    SmallVector<int64_t> blocks(numLoops, 0);
+    blocks[matvec.column()] =
+        llvm::alignTo(mlir::pk::evenChunk(columns, kColumnBlock), nTile);
+    for (unsigned b : matvec.dims.batch)
+      blocks[b] = 1;
+    SmallVector<int64_t> rows(numLoops, 0);
+    rows[matvec.row()] = ranges[matvec.row()] >= kRowStep ? kRowStep : 1;
+    SmallVector<int64_t> tiles(numLoops, 0);
+    tiles[matvec.column()] = nTile;
+    FailureOr<scf::SCFTilingResult> outer =
+        mlir::pk::tileInto(rewriter, *main, blocks,
+                           parallel ? LoopType::ForallOp : LoopType::ForOp);
+    FailureOr<scf::SCFTilingResult> byRow, inner;
+    if (succeeded(outer))
+      byRow = mlir::pk::tileInto(rewriter, outer->tiledOps.front(), rows,
+                                 LoopType::ForOp);
+    if (succeeded(byRow))
+      inner = mlir::pk::tileInto(rewriter, byRow->tiledOps.front(), tiles,
+                                 LoopType::ForOp);
+    if (failed(inner) || inner->loops.size() != 1)
+      return emitError(loc, "vector-matrix product could not be tiled");
+    if (failed(mlir::pk::vectorizeTileIn(rewriter, inner->loops.front(),
+                                         /*reductionsFirst=*/true, nTile)))
+      return emitError(loc, "vector-matrix product could not be vectorized");
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerParallel);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    if (failed(
+            applyPatternsGreedily(outer->loops.front(), std::move(patterns))))
+      return emitError(loc,
+                       "vector-matrix product's sums could not be lowered");
+    return success();
+  }
+
+  /// Rows of A each dot-product tile takes.
+  static constexpr int64_t kRows = 8;
+  /// Rows of A each step of a vector-matrix block adds at once (fewer
+  /// loads and stores of the result per element of A).
+  static constexpr int64_t kRowStep = 8;
+  /// Columns of A each vector-matrix block takes: a 4 KiB page of float32.
+  static constexpr int64_t kColumnBlock = 1024;
+};
+
+} // namespace

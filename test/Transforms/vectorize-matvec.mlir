@@ -1,0 +1,47 @@
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-vectorize-matvec{vector-bits=512 parallel-threshold=1000 min-iterations=1000},canonicalize))' | FileCheck %s
+
+// A @ x: 8-row tiles in parallel, 64 columns (4 x 16 float32) per step,
+// each row's products summed as a reassociated tree into the 8 row sums
+// carried in registers; the 3 columns and 3 rows the tiles do not divide
+// are split off and stay generic ops (loop nests).
+// CHECK-LABEL: func.func @rows
+// CHECK: scf.forall (%[[R:.*]]) = (0) to (64) step (8)
+// CHECK: %[[SUMS:.*]] = vector.transfer_read {{.*}} : tensor<8xf32>, vector<8xf32>
+// CHECK: scf.for %[[K:.*]] = %c0 to %c128 step %c64 iter_args(%{{.*}} = %[[SUMS]]) -> (vector<8xf32>)
+// CHECK: tensor.extract_slice %arg0[%[[R]], %[[K]]] [8, 64]
+// CHECK: arith.mulf {{.*}} : vector<8x64xf32>
+// CHECK-COUNT-8: vector.reduction <add>, {{.*}} fastmath<reassoc> : vector<64xf32> into f32
+// CHECK: scf.yield {{.*}} : vector<8xf32>
+// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<64x3xf32>, tensor<3xf32>)
+// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<3x131xf32>, tensor<131xf32>)
+func.func @rows(%a: tensor<67x131xf32>, %x: tensor<131xf32>, %o: tensor<67xf32>) -> tensor<67xf32> {
+  %r = linalg.matvec ins(%a, %x : tensor<67x131xf32>, tensor<131xf32>) outs(%o : tensor<67xf32>) -> tensor<67xf32>
+  return %r : tensor<67xf32>
+}
+
+// x @ A: blocks of columns in parallel (1088 = 576 + 512), each adding 8
+// rows of A times their x at a time to 64 columns of the result, rows
+// outermost (A streams row by row); the rows and columns the steps do not
+// divide stay generic ops.
+// CHECK-LABEL: func.func @columns
+// CHECK: scf.forall (%[[B:.*]]) = (0) to (1088) step (576)
+// CHECK: scf.for %[[K:.*]] = %c0 to %c128 step %c8
+// CHECK: scf.for %[[N:.*]] = %c0 to %{{.*}} step %c64
+// CHECK: vector.transfer_read {{.*}} : tensor<8x?xf32>, vector<8x64xf32>
+// CHECK: arith.mulf {{.*}} : vector<8x64xf32>
+// CHECK-COUNT-8: arith.addf {{.*}} : vector<64xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<64xf32>, tensor<?xf32>
+// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<3xf32>, tensor<3x1088xf32>)
+// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<131xf32>, tensor<131x12xf32>)
+func.func @columns(%x: tensor<131xf32>, %a: tensor<131x1100xf32>, %o: tensor<1100xf32>) -> tensor<1100xf32> {
+  %r = linalg.vecmat ins(%x, %a : tensor<131xf32>, tensor<131x1100xf32>) outs(%o : tensor<1100xf32>) -> tensor<1100xf32>
+  return %r : tensor<1100xf32>
+}
+
+// Too thin for a tile (8 columns): unchanged.
+// CHECK-LABEL: func.func @thin
+// CHECK: linalg.matvec
+func.func @thin(%a: tensor<4096x8xf32>, %x: tensor<8xf32>, %o: tensor<4096xf32>) -> tensor<4096xf32> {
+  %r = linalg.matvec ins(%a, %x : tensor<4096x8xf32>, tensor<8xf32>) outs(%o : tensor<4096xf32>) -> tensor<4096xf32>
+  return %r : tensor<4096xf32>
+}
