@@ -34,6 +34,7 @@ CASES = {
     "f32 4096x64 @ 64x4096": (None, 4096, 64, 4096, "float32"),
     "f32 64x4096 @ 4096x64": (None, 64, 4096, 64, "float32"),
     "f32 4096x4096 @ 4096": (None, 4096, 4096, None, "float32"),
+    "f32 4096 @ 4096x4096": (None, None, 4096, 4096, "float32"),
     "f32 16 x 256^3": (16, 256, 256, 256, "float32"),
     "gelu(a @ b + bias) 512": (None, 512, 512, 512, "epilogue"),
     "gelu(a @ b + bias) 1024": (None, 1024, 1024, 1024, "epilogue"),
@@ -127,7 +128,7 @@ def run_child(case, library, threads):
 
 def flops(case):
     batch, m, k, n, _ = case
-    return 2.0 * (batch or 1) * m * k * (n or 1)
+    return 2.0 * (batch or 1) * (m or 1) * k * (n or 1)
 
 
 def main():

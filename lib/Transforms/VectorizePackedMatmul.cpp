@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -213,6 +214,40 @@ struct VectorizePackedMatmulPass
     return success();
   }
 
+  /// Fuses the single-use elementwise producers of the packs' reshapes and
+  /// transposes (`packing`) into them.
+  LogicalResult
+  fuseProducersIntoPacking(llvm::SmallPtrSetImpl<Operation *> &packing) {
+    auto producedAlone = [](OpOperand *operand) {
+      auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+      return producer && producer->hasOneUse() &&
+             linalg::isElementwise(producer);
+    };
+    linalg::ControlFusionFn intoPacking = [&](OpOperand *operand) {
+      return packing.contains(operand->getOwner()) && producedAlone(operand);
+    };
+    RewritePatternSet patterns(&getContext());
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, intoPacking);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, intoPacking);
+    // Fused ops replace the packing ops: they are packing ops too.
+    GreedyRewriteConfig config;
+    struct Listener : public RewriterBase::Listener {
+      llvm::SmallPtrSetImpl<Operation *> &packing;
+      explicit Listener(llvm::SmallPtrSetImpl<Operation *> &packing)
+          : packing(packing) {}
+      void notifyOperationReplaced(Operation *op,
+                                   ValueRange replacement) override {
+        if (packing.erase(op))
+          for (Value value : replacement)
+            if (Operation *def = value.getDefiningOp())
+              packing.insert(def);
+      }
+      void notifyOperationErased(Operation *op) override { packing.erase(op); }
+    } listener(packing);
+    config.setListener(&listener);
+    return applyPatternsGreedily(getOperation(), std::move(patterns), config);
+  }
+
   /// The packs and unpacks as pads, transposes and slices (which
   /// bufferize).
   LogicalResult lowerPacks(RewriterBase &rewriter) {
@@ -224,11 +259,30 @@ struct VectorizePackedMatmulPass
       else if (auto unpack = dyn_cast<linalg::UnPackOp>(op))
         unpacks.push_back(unpack);
     });
+    // Each pack's transpose, as a generic that the pack's elementwise
+    // producer (a cast, a scale) fuses into: no full-size temporary.
+    llvm::SmallPtrSet<Operation *, 4> packing;
     for (linalg::PackOp pack : packs) {
       rewriter.setInsertionPoint(pack);
-      if (failed(linalg::lowerPack(rewriter, pack)))
+      auto producer = pack.getSource().getDefiningOp<linalg::GenericOp>();
+      bool fusible = producer && producer->hasOneUse() &&
+                     linalg::isElementwise(producer) && !pack.getPaddingValue();
+      FailureOr<linalg::LowerPackResult> lowered =
+          linalg::lowerPack(rewriter, pack);
+      if (failed(lowered))
         return pack.emitOpError("could not be lowered");
+      if (!fusible)
+        continue;
+      if (lowered->expandShapeOp)
+        packing.insert(lowered->expandShapeOp);
+      rewriter.setInsertionPoint(lowered->transposeOp);
+      FailureOr<linalg::GenericOp> generic =
+          linalg::generalizeNamedOp(rewriter, lowered->transposeOp);
+      if (succeeded(generic))
+        packing.insert(*generic);
     }
+    if (!packing.empty() && failed(fuseProducersIntoPacking(packing)))
+      return failure();
     for (linalg::UnPackOp unpack : unpacks) {
       rewriter.setInsertionPoint(unpack);
       if (failed(linalg::lowerUnPack(rewriter, unpack)))

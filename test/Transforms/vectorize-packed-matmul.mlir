@@ -72,3 +72,27 @@ func.func @batch(%a: tensor<4x64x32xi32>, %b: tensor<4x32x64xi32>, %c: tensor<4x
   %r = linalg.batch_matmul ins(%a, %b : tensor<4x64x32xi32>, tensor<4x32x64xi32>) outs(%c : tensor<4x64x64xi32>) -> tensor<4x64x64xi32>
   return %r : tensor<4x64x64xi32>
 }
+
+// An elementwise producer of an operand (here float16 -> float32) is
+// computed while packing it: the pack's transpose is a generic that
+// casts, and no float32 copy of the operand is made.
+// CHECK-LABEL: func.func @cast
+// CHECK-NOT: tensor.empty() : tensor<64x64xf32>
+// CHECK: tensor.expand_shape %arg0 {{.*}} into tensor<8x8x16x4xf16>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<8x8x16x4xf16>) outs(%{{.*}} : tensor<8x16x8x4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.extf
+// CHECK: scf.forall
+func.func @cast(%a: tensor<64x64xf16>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %a32 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<64x64xf16>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %x = arith.extf %in : f16 to f32
+    linalg.yield %x : f32
+  } -> tensor<64x64xf32>
+  %e2 = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a32, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}

@@ -259,6 +259,26 @@ def test_fused_epilogue(rng):
     np.testing.assert_allclose(o, want, rtol=2e-5, atol=2e-5)
 
 
+@picokernel.kernel
+def scaled_matmul(a, b, o):
+    o[...] = (2 * a[...]) @ (b[...] - 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("m,k,n", [(256, 256, 256), (129, 70, 65)])
+def test_producers_fuse_into_packing(rng, dtype, m, k, n):
+    # The scale, shift and float16 -> float32 casts of the operands are
+    # computed while packing them (no full-size temporaries), exactly.
+    a = integers(rng, (m, k), dtype)
+    b = integers(rng, (k, n), dtype)
+    o = np.empty((m, n), dtype)
+    scaled_matmul(a, b, o)
+    np.testing.assert_array_equal(o, expected(2 * a, b - 1, dtype))
+    if (m, k, n) == (256, 256, 256):
+        tiled = scaled_matmul.lower(a, b, o, stage="tiled")
+        assert "tensor.empty() : tensor<256x256xf32>" not in tiled, tiled
+
+
 def test_large_products_run_as_vector_tiles(rng):
     a = integers(rng, (256, 256), np.float32)
     tiled = matmul.lower(a, a, a.copy(), stage="tiled")

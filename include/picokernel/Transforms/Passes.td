@@ -57,17 +57,28 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
                                    "::mlir::func::FuncOp"> {
   let summary = "Tile packed matmuls into register tiles of FMA vector code";
   let description = [{
-    Turns each contraction tagged by pk-pack-matmul into BLIS-style code:
-    a loop over column panels (`scf.forall`, run on every core when the
-    matmul has at least `parallel-threshold` multiply-adds), over chunks of
-    K (`k-panel-bytes` of the B panel, which stay in L1 while every row
-    panel passes them), over row panels and over K's blocks, whose body is an `mb x nb` tile of
-    vector FMAs (`vector.contract` lowered to outer products: one
-    broadcast of an A element times a row of B per accumulator row). The
-    C tile is read before the K loop and written after it (hoisted), so it
-    stays in registers. Works on tensors, before bufferization (hoisting
-    does not see through memref views). The packs and unpacks are then
-    lowered to pads, transposes and slices, which bufferize.
+    Turns each contraction tagged by pk-pack-matmul into BLIS-style code,
+    loops outermost first:
+
+    - batches (`scf.forall` when the matmul has at least
+      `parallel-threshold` multiply-adds and there is more than one);
+    - chunks of K such that a row panel of A over the chunk
+      (`k-panel-bytes`) stays in L1 while it passes the column panels;
+    - blocks of column panels such that their chunk of B
+      (`b-block-bytes`) stays in L2 while every row panel passes it;
+    - row panels (`scf.forall`, on every core, when the batches are not);
+    - column panels, then K's blocks: an `mb x nb` tile of vector FMAs
+      (`vector.contract` lowered to outer products: one broadcast of an A
+      element times a row of B per accumulator row).
+
+    The C tile is read before the K loop and written after it (hoisted), so
+    it stays in registers; C's rows are written in order. A C that is
+    zero-filled is not filled: the first chunk of K starts its tiles from
+    zero. Works on tensors, before bufferization (hoisting does not see
+    through memref views). The packs and unpacks are then lowered to pads,
+    transposes and slices, which bufferize; a single-use elementwise
+    producer of an unpadded pack (a cast, a scale) is fused into the pack's
+    transpose, so that it makes no full-size temporary.
   }];
   let options = [
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
