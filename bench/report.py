@@ -96,35 +96,92 @@ def plot_chain(rows, path):
 
 
 def plot_matmul(rows, path):
+    """GFLOP/s of the square float32 products (bench/run_matmul.py), per
+    library and thread count, on log-scaled sizes."""
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    for peer in ["picokernel", "numpy (BLAS)"]:
-        points = [(r["n"], 2 * r["n"] ** 3 / r["times"][peer]["median"] / 1e9)
-                  for r in rows]
-        ax.plot(*zip(*points), marker="o", label=peer)
+    square = [r for r in rows if r["case"].startswith("f32 ") and
+              r["case"][4:].isdigit()]
+    for threads in sorted({r["threads"] for r in square}):
+        for key, label in (("picokernel_gflops", "picokernel"),
+                           ("numpy_gflops", "OpenBLAS (NumPy)")):
+            points = sorted((int(r["case"][4:]), r[key]) for r in square
+                            if r["threads"] == threads)
+            if points:
+                ax.plot(*zip(*points), marker="o",
+                        linestyle="-" if label == "picokernel" else "--",
+                        label=f"{label}, {threads} thread{'s' * (threads > 1)}")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("n (n x n @ n x n, float32)")
     ax.set_ylabel("GFLOP/s")
     ax.set_title("Matmul")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def matmul_section(rows):
+    """The markdown of the matmul section from bench/run_matmul.py's rows."""
+    blas = next((r["blas"] for r in rows if r.get("blas")), None)
+    lines = ["## Matmul (against OpenBLAS)", "",
+             "picokernel packs large products into register-tile panels and runs "
+             "them as vector FMA code (pk-pack-matmul, pk-vectorize-packed-matmul); "
+             "matrix-vector products run as vector dot products or row updates "
+             "(pk-vectorize-matvec). `bench/run_matmul.py` times each shape class "
+             "against NumPy's OpenBLAS on 1 and 2 threads, each library in its own "
+             "processes (idle BLAS and OpenMP threads spin and would steal a core), "
+             "best median of 3 processes each; OpenBLAS runs with "
+             "`OPENBLAS_CORETYPE`/`OPENBLAS_L2_SIZE` unset (they force a slow kernel "
+             f"on this machine). threadpoolctl's view of the BLAS: `{blas}`.", "",
+             "![matmul](img/bench_matmul.png)", "",
+             "| case | threads | picokernel GFLOP/s | OpenBLAS GFLOP/s | "
+             "time ratio (picokernel / OpenBLAS) | picokernel first call |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['case']} | {r['threads']} | {r['picokernel_gflops']:.1f} | "
+                     f"{r['numpy_gflops']:.1f} | {r['ratio']:.2f} | "
+                     f"{fmt(r['first_call_seconds'])} |")
+    return lines
+
+
+def splice_section(markdown, heading, section):
+    """`markdown` with the `## ` section whose title starts with `heading`
+    replaced by `section` (lines)."""
+    lines = markdown.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith(heading))
+    end = next((i for i in range(start + 1, len(lines))
+                if lines[i].startswith("## ")), len(lines))
+    return "\n".join(lines[:start] + section + [""] + lines[end:])
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--python", default=os.path.join(ROOT, "build/bench/python.json"))
     parser.add_argument("--cpu", default=os.path.join(ROOT, "build/bench/cpu.json"))
+    parser.add_argument("--matmul", default=os.path.join(ROOT, "build/bench/matmul.json"))
     parser.add_argument("--output", default=os.path.join(ROOT, "docs/benchmarks.md"))
+    parser.add_argument("--matmul-only", action="store_true",
+                        help="only replace the matmul section (and plot) of --output")
     args = parser.parse_args()
+    images = os.path.join(os.path.dirname(args.output), "img")
+    matmul = None
+    if os.path.exists(args.matmul):
+        with open(args.matmul) as f:
+            matmul = json.load(f)
+    if args.matmul_only:
+        plot_matmul(matmul, os.path.join(images, "bench_matmul.png"))
+        with open(args.output) as f:
+            text = f.read()
+        with open(args.output, "w") as f:
+            f.write(splice_section(text, "## Matmul", matmul_section(matmul)))
+        return
     with open(args.python) as f:
         results = json.load(f)
     cpu = None
     if os.path.exists(args.cpu):
         with open(args.cpu) as f:
             cpu = json.load(f)
-    images = os.path.join(os.path.dirname(args.output), "img")
     os.makedirs(images, exist_ok=True)
 
     m = results["machine"]
@@ -134,7 +191,8 @@ def main():
     plot_sizes(fma32, "o = a*b + c, float32", os.path.join(images, "bench_fma.png"),
                "bytes_per_element")
     plot_chain(results["chain"], os.path.join(images, "bench_chain.png"))
-    plot_matmul(results["matmul"], os.path.join(images, "bench_matmul.png"))
+    if matmul:
+        plot_matmul(matmul, os.path.join(images, "bench_matmul.png"))
 
     largest = fma32[-1]
     pk_bw = largest["n"] * largest["bytes_per_element"] / largest["times"]["picokernel"]["median"] / 1e9
@@ -187,13 +245,8 @@ def main():
                   "in one loop; NumPy makes two temporaries; jax.jit returns a new array.",
                   ""]
         lines += table(results["stencil"], PEERS, "bytes_per_element")
-    lines += ["", "## Matmul, float32 (against BLAS, for honesty)", "",
-              "picokernel packs large products into register-tile panels and runs "
-              "them as vector FMA code (pk-pack-matmul, pk-vectorize-packed-matmul); "
-              "`bench/run_matmul.py` compares it with OpenBLAS per shape class on 1 "
-              "and 2 threads, in separate processes.", "",
-              "![matmul](img/bench_matmul.png)", ""]
-    lines += table(results["matmul"], ["picokernel", "numpy (BLAS)"])
+    if matmul:
+        lines += [""] + matmul_section(matmul)
     first = results["first_call_seconds"]
     lines += ["", "## First call (trace + compile + run), fma n=1000", "",
               "picokernel's compiled kernels also persist on disk "

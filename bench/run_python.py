@@ -269,21 +269,6 @@ def stencil_variants(n, dtype=np.float32):
     return variants, 2 * x.itemsize
 
 
-def matmul_variants(n):
-    rng = np.random.default_rng(3)
-    a, b = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(2))
-    o = np.empty((n, n), np.float32)
-
-    @picokernel.kernel
-    def mm(a_ref, b_ref, o_ref):
-        o_ref[...] = a_ref[...] @ b_ref[...]
-
-    def numpy_matmul():
-        np.matmul(a, b, out=o)
-
-    return {"picokernel": lambda: mm(a, b, o), "numpy (BLAS)": numpy_matmul}
-
-
 def compile_times():
     """First-call seconds for fma at n=1000 (each made fresh)."""
     a = np.ones(1000, np.float32)
@@ -372,7 +357,7 @@ def main():
             "numexpr_threads": numexpr.get_num_threads() if numexpr else None,
             "jax": jax.__version__ if jax else None,
         },
-        "fma": [], "sum_product": [], "chain": [], "matmul": [],
+        "fma": [], "sum_product": [], "chain": [],
     }
     for dtype in (np.float32, np.float64):
         for n in sizes if dtype == np.float32 else sizes[::2]:
@@ -409,10 +394,6 @@ def main():
                                    "bytes_per_element": bytes_per_element,
                                    "times": measure_all(variants)})
         print("stencil", n, flush=True)
-    for n in ([64, 128] if args.quick else [64, 128, 256, 512, 1024]):
-        variants = matmul_variants(n)
-        results["matmul"].append({"n": n, "times": measure_all(variants)})
-        print("matmul", n, flush=True)
     results["first_call_seconds"] = compile_times()
     results["compile_curve"] = compile_curve(
         [125, 500] if args.quick else [125, 500, 2000, 8000])

@@ -108,6 +108,8 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   // bf16 moves as i16: x86's LLVM backend would round a copied bf16 value
   // through float32 with vcvtneps2bf16, which flushes subnormals to zero.
   pm.addPass(createPkStoreBF16AsI16());
+  // float32 tanh (gelu's cost) as arithmetic that vectorizes at full width.
+  pm.addNestedPass<func::FuncOp>(createPkInlineCpuMath());
   // Column panels of matmuls (scf.forall) run in parallel like loops.
   pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createConvertSCFToOpenMPPass());

@@ -139,6 +139,20 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def PkInlineCpuMath : Pass<"pk-inline-cpu-math", "::mlir::func::FuncOp"> {
+  let summary = "Expand float32 math functions into inline polynomials";
+  let description = [{
+    Rewrites float32 `math.tanh` (scalar or vector) into MLIR's rational
+    approximation (upstream `populatePolynomialApproximateTanhPattern`,
+    Eigen's: within a few ulps of the correctly rounded result, odd, exact
+    for tiny inputs and saturating to +-1), so that loops over it vectorize
+    at the target's full width with no library call (libm's per element,
+    libmvec's at most 8 lanes).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
                                 "::mlir::func::FuncOp"> {
   let summary = "Lower bufferized linalg ops to loops, parallel when large";

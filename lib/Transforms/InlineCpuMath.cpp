@@ -1,0 +1,31 @@
+//===- InlineCpuMath.cpp - math functions as inline polynomials -----------===//
+
+#include "picokernel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::pk {
+#define GEN_PASS_DEF_PKINLINECPUMATH
+#include "picokernel/Transforms/Passes.h.inc"
+} // namespace mlir::pk
+
+using namespace mlir;
+
+namespace {
+
+struct InlineCpuMathPass
+    : public mlir::pk::impl::PkInlineCpuMathBase<InlineCpuMathPass> {
+  void runOnOperation() override {
+    // float32 tanh as MLIR's rational approximation (Eigen's: within a few
+    // ulps, exact sign and limits): arithmetic that loops vectorize at
+    // full width instead of a libm call per element or libmvec's 8 lanes.
+    RewritePatternSet patterns(&getContext());
+    populatePolynomialApproximateTanhPattern(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
