@@ -123,7 +123,7 @@ def plot_matmul(rows, path):
 
 def matmul_section(rows):
     """The markdown of the matmul section from bench/run_matmul.py's rows."""
-    blas = next((r["blas"] for r in rows if r.get("blas")), None)
+    blas = "; ".join(sorted({str(r["blas"]) for r in rows if r.get("blas")}))
     lines = ["## Matmul (against OpenBLAS)", "",
              "picokernel packs large products into register-tile panels and runs "
              "them as vector FMA code (pk-pack-matmul, pk-vectorize-packed-matmul); "
@@ -133,7 +133,10 @@ def matmul_section(rows):
              "processes (idle BLAS and OpenMP threads spin and would steal a core), "
              "best median of 3 processes each; OpenBLAS runs with "
              "`OPENBLAS_CORETYPE`/`OPENBLAS_L2_SIZE` unset (they force a slow kernel "
-             f"on this machine). threadpoolctl's view of the BLAS: `{blas}`.", "",
+             f"on this machine). threadpoolctl's view of the BLAS: `{blas}`. "
+             "GFLOP/s count 2 m n k per product; for `gelu(a @ b + bias)` the "
+             "OpenBLAS column is NumPy's best (the product, then in-place ufuncs). "
+             "First calls include tracing and compiling in a fresh process.", "",
              "![matmul](img/bench_matmul.png)", "",
              "| case | threads | picokernel GFLOP/s | OpenBLAS GFLOP/s | "
              "time ratio (picokernel / OpenBLAS) | picokernel first call |",
