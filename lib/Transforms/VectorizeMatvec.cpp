@@ -164,7 +164,7 @@ struct VectorizeMatvecPass
     // The tile's sums stay in registers across K.
     moveLoopInvariantCode(kLoop);
     kLoop = hoistLoopInvariantSubsets(rewriter, kLoop);
-    // Each row's products summed as a tree (as NumPy's pairwise sums).
+    // Each row's chunk of products summed as a tree, then added in order.
     RewritePatternSet patterns(&getContext());
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerReduction);

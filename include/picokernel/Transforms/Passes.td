@@ -110,12 +110,14 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
     `min-iterations` multiply-adds), into vector code:
 
     - `A @ x`: tiles of 8 rows times 4 vectors of columns (the target's
-      `vector-bits`; 0: the host's), each row's products summed as a tree
-      (reassociated, as NumPy's pairwise sums) into row sums kept in
-      registers across the columns;
+      `vector-bits`; 0: the host's), each row's 4-vector chunk of products
+      summed as a tree (reassociated) and added to the row's sum, kept in
+      registers across the columns (so the sum over K is in order by
+      chunks: its rounding error grows with K / chunk, not K);
     - `x @ A`: blocks of 1024 columns, each a loop over A's rows adding
-      `x[k]` times the row to the block of the result, 4 vectors at a
-      time, so that A streams row by row.
+      `x[k]` times 8 rows at a time to the block of the result, 4 vectors
+      of columns at a time, so that A streams row by row (the sum over K
+      is in order, as the loop nest's).
 
     The row and column tiles run in parallel (`scf.forall`) when the
     product has at least `parallel-threshold` multiply-adds. The rows and
