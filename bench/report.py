@@ -95,21 +95,39 @@ def plot_chain(rows, path):
     plt.close(fig)
 
 
-def plot_matmul(rows, path):
+def matmul_rows(matmul, backend="cpu"):
+    """bench/run_matmul.py's rows for one backend (older files: a list of
+    CPU rows)."""
+    rows = matmul["rows"] if isinstance(matmul, dict) else matmul
+    return [r for r in rows if r.get("backend", "cpu") == backend]
+
+
+def plot_matmul(matmul, path):
     """GFLOP/s of the square float32 products (bench/run_matmul.py), per
-    library and thread count, on log-scaled sizes."""
+    library and thread count, on log-scaled sizes, under the CPU's peak."""
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    square = [r for r in rows if r["case"].startswith("f32 ") and
+    square = [r for r in matmul_rows(matmul) if r["case"].startswith("f32 ") and
               r["case"][4:].isdigit()]
+    styles = {"picokernel": "-", "OpenBLAS (NumPy)": "--", "jax.jit": ":"}
     for threads in sorted({r["threads"] for r in square}):
         for key, label in (("picokernel_gflops", "picokernel"),
-                           ("numpy_gflops", "OpenBLAS (NumPy)")):
+                           ("numpy_gflops", "OpenBLAS (NumPy)"),
+                           ("jax_gflops", "jax.jit")):
             points = sorted((int(r["case"][4:]), r[key]) for r in square
-                            if r["threads"] == threads)
+                            if r["threads"] == threads and key in r)
             if points:
-                ax.plot(*zip(*points), marker="o",
-                        linestyle="-" if label == "picokernel" else "--",
+                ax.plot(*zip(*points), marker="o", linestyle=styles[label],
                         label=f"{label}, {threads} thread{'s' * (threads > 1)}")
+    machine = matmul.get("machine", {}) if isinstance(matmul, dict) else {}
+    peak = machine.get("float32_peak_gflops_per_core")
+    if peak and square:
+        for threads in sorted({r["threads"] for r in square}):
+            ax.axhline(peak * threads, color="gray", linewidth=0.8)
+            ax.annotate(f"peak, {threads} core{'s' * (threads > 1)} "
+                        f"({machine['ghz']:.1f} GHz nominal)",
+                        (min(int(r["case"][4:]) for r in square), peak * threads),
+                        textcoords="offset points", xytext=(2, 3), fontsize=7,
+                        color="gray")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("n (n x n @ n x n, float32)")
     ax.set_ylabel("GFLOP/s")
@@ -121,30 +139,54 @@ def plot_matmul(rows, path):
     plt.close(fig)
 
 
-def matmul_section(rows):
+def matmul_section(matmul):
     """The markdown of the matmul section from bench/run_matmul.py's rows."""
+    rows = matmul_rows(matmul)
     blas = "; ".join(sorted({str(r["blas"]) for r in rows if r.get("blas")}))
-    lines = ["## Matmul (against OpenBLAS)", "",
+    jax = sorted({r["jax_version"] for r in rows if "jax_version" in r})
+    machine = matmul.get("machine", {}) if isinstance(matmul, dict) else {}
+    peak = machine.get("float32_peak_gflops_per_core")
+    lines = ["## Matmul (against OpenBLAS and jax.jit)", "",
              "picokernel packs large products into register-tile panels and runs "
              "them as vector FMA code (pk-pack-matmul, pk-vectorize-packed-matmul); "
              "matrix-vector products run as vector dot products or row updates "
              "(pk-vectorize-matvec). `bench/run_matmul.py` times each shape class "
-             "against NumPy's OpenBLAS on 1 and 2 threads, each library in its own "
+             "against NumPy's OpenBLAS" + (f" and jax.jit (jax {', '.join(jax)})" if jax else "")
+             + " on 1 and 2 threads, each library in its own "
              "processes (idle BLAS and OpenMP threads spin and would steal a core), "
              "best median of 3 processes each; OpenBLAS runs with "
              "`OPENBLAS_CORETYPE`/`OPENBLAS_L2_SIZE` unset (they force a slow kernel "
              f"on this machine). threadpoolctl's view of the BLAS: `{blas}`. "
              "GFLOP/s count 2 m n k per product; for `gelu(a @ b + bias)` the "
              "OpenBLAS column is NumPy's best (the product, then in-place ufuncs). "
-             "First calls include tracing and compiling in a fresh process.", "",
+             "First calls include tracing and compiling in a fresh process."
+             + (f" The CPU's float32 peak is {peak:.0f} GFLOP/s per core "
+                f"({machine['ghz']:.1f} GHz nominal x 2 FMA units x "
+                f"{machine['float32_lanes']} lanes x 2)." if peak else ""), "",
              "![matmul](img/bench_matmul.png)", "",
              "| case | threads | picokernel GFLOP/s | OpenBLAS GFLOP/s | "
-             "time ratio (picokernel / OpenBLAS) | picokernel first call |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "time ratio (picokernel / OpenBLAS) | jax.jit GFLOP/s | "
+             "picokernel first call |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
+        jax_gflops = f"{r['jax_gflops']:.1f}" if "jax_gflops" in r else "-"
         lines.append(f"| {r['case']} | {r['threads']} | {r['picokernel_gflops']:.1f} | "
-                     f"{r['numpy_gflops']:.1f} | {r['ratio']:.2f} | "
+                     f"{r['numpy_gflops']:.1f} | {r['ratio']:.2f} | {jax_gflops} | "
                      f"{fmt(r['first_call_seconds'])} |")
+    vulkan = matmul_rows(matmul, "vulkan")
+    if vulkan:
+        lines += ["", "### Matmul through Vulkan", "",
+                  "The same kernels with `backend=\"vulkan\"`: "
+                  "pk-tile-matmul-for-gpu gives each workgroup of 16 x 8 threads a "
+                  "64 x 64 tile of the product, staging 16-deep tiles of the operands "
+                  "in workgroup memory between barriers. Measured on this machine's "
+                  "Vulkan device, lavapipe (Mesa's Vulkan on the CPU, LP_NUM_THREADS "
+                  "threads): its numbers say what the CPU emulation reaches, not what "
+                  "a GPU would; `scripts/gpu-check` runs the suite on a real one.", "",
+                  "| case | threads | GFLOP/s | first call |", "|---|---:|---:|---:|"]
+        for r in vulkan:
+            lines.append(f"| {r['case']} | {r['threads']} | {r['picokernel_gflops']:.2f} | "
+                         f"{fmt(r['first_call_seconds'])} |")
     return lines
 
 

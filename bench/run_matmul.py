@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """`@` against OpenBLAS (NumPy's matmul) over the shape classes of issue 17,
-in GFLOP/s, on 1 and 2 threads.
+and jax.jit (when installed) in GFLOP/s, on 1 and 2 threads; and a few of them through Vulkan (on this
+machine lavapipe, Mesa's Vulkan on the CPU, LP_NUM_THREADS threads) when a
+Vulkan device is present.
 
 Each (case, thread count) runs in fresh processes, picokernel and NumPy
 alternating, so that one library's idle spinning threads never steal the
@@ -12,6 +14,7 @@ the BLAS is recorded.
     python3 bench/run_matmul.py [--quick] [--output build/bench/matmul.json]
 """
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -40,6 +43,10 @@ CASES = {
     "gelu(a @ b + bias) 1024": (None, 1024, 1024, 1024, "epilogue"),
 }
 QUICK = ["f32 512", "f32 1000", "f64 512", "f32 4096x4096 @ 4096", "gelu(a @ b + bias) 512"]
+# The cases timed through Vulkan as well (lavapipe runs them at a few
+# GFLOP/s: larger ones take seconds per call).
+VULKAN = ["f32 256", "f32 512", "f32 1000", "f64 512", "f32 16 x 256^3",
+          "gelu(a @ b + bias) 512"]
 
 CHILD = r'''
 import json, sys, time
@@ -76,16 +83,35 @@ if library == "numpy":
     else:
         def call():
             np.matmul(a, b, out=o)
+elif library == "jax":
+    import jax
+    import jax.numpy as jnp
+    if kind == "epilogue":
+        @jax.jit
+        def product(a, b, bias):
+            x = a @ b + bias
+            return 0.5 * x * (1.0 + jnp.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+        arrays = [jax.device_put(x) for x in (a, b, bias)]
+    else:
+        product = jax.jit(jnp.matmul)
+        arrays = [jax.device_put(x) for x in (a, b)]
+    start = time.perf_counter()
+    product(*arrays).block_until_ready()
+    first = time.perf_counter() - start
+    def call():
+        product(*arrays).block_until_ready()
+    info = {"first_call_seconds": first, "version": jax.__version__}
 else:
     import picokernel
+    backend = "vulkan" if library == "vulkan" else "cpu"
     if kind == "epilogue":
-        @picokernel.kernel
+        @picokernel.kernel(backend=backend)
         def kernel(a, b, bias, o):
             x = a[...] @ b[...] + bias[...]
             o[...] = 0.5 * x * (1.0 + picokernel.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
         arrays = (a, b, bias, o)
     else:
-        @picokernel.kernel
+        @picokernel.kernel(backend=backend)
         def kernel(a, b, o):
             o[...] = a[...] @ b[...]
         arrays = (a, b, o)
@@ -117,12 +143,20 @@ print(json.dumps({"median": times[3], "info": info}))
 
 def run_child(case, library, threads):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads),
-               OPENBLAS_NUM_THREADS=str(threads), PK_CACHE="0")
+               OPENBLAS_NUM_THREADS=str(threads), LP_NUM_THREADS=str(threads),
+               PK_CACHE="0")
+    # XLA's CPU runtime takes every core it may run on, whatever its flags
+    # say: jax runs on `threads` cores.
+    pin = None
+    if library == "jax":
+        def pin():
+            os.sched_setaffinity(0, range(threads))
     if library == "numpy":
         env.pop("OPENBLAS_CORETYPE", None)
         env.pop("OPENBLAS_L2_SIZE", None)
     out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(list(case) + [library])],
-                         env=env, check=True, capture_output=True, text=True).stdout
+                         env=env, check=True, capture_output=True, text=True,
+                         preexec_fn=pin).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -131,12 +165,63 @@ def flops(case):
     return 2.0 * (batch or 1) * (m or 1) * k * (n or 1)
 
 
+def machine_peak():
+    """The CPU's float32 peak per core from /proc/cpuinfo: its clock times
+    two FMA units of its vector width (AVX-512: 16 lanes, else AVX2: 8),
+    times 2 flops per FMA. The nominal clock: turbo may exceed it."""
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            text = f.read()
+    except OSError:
+        return info
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key in ("model name", "cpu MHz", "flags") and key not in info:
+            info[key] = value.strip()
+    lanes = 16 if "avx512f" in info.get("flags", "").split() else 8
+    ghz = float(info.get("cpu MHz", "0")) / 1000
+    return {"model": info.get("model name"), "ghz": ghz, "float32_lanes": lanes,
+            "float32_peak_gflops_per_core": ghz * 2 * lanes * 2,
+            "cores": os.cpu_count()}
+
+
+def vulkan_available():
+    import picokernel
+    return picokernel.vulkan_available()[0]
+
+
+def run_vulkan(names, args):
+    """Rows for the Vulkan backend: the VULKAN cases among `names`, best
+    median of the rounds."""
+    rows = []
+    print(f"\n{'case (Vulkan)':28} thr  GF/s  first call")
+    for name in [n for n in names if n in VULKAN]:
+        case = CASES[name]
+        for threads in map(int, args.threads.split(",")):
+            runs = [run_child(case, "vulkan", threads) for _ in range(args.rounds)]
+            best = min(r["median"] for r in runs)
+            row = {"case": name, "threads": threads, "backend": "vulkan",
+                   "picokernel_seconds": best,
+                   "picokernel_gflops": flops(case) / best / 1e9,
+                   "first_call_seconds": runs[0]["info"]["first_call_seconds"]}
+            rows.append(row)
+            print(f"{name:28} {threads:3} {row['picokernel_gflops']:5.2f}  "
+                  f"{row['first_call_seconds']:.2f} s", flush=True)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--output", default=None)
+    parser.add_argument("--no-jax", action="store_true",
+                        help="skip jax.jit (timed when jax is installed)")
+    parser.add_argument("--no-vulkan", action="store_true",
+                        help="skip the Vulkan rows")
     parser.add_argument("--cases", default=None,
                         help="comma-separated substrings of case names to run")
     args = parser.parse_args()
@@ -144,15 +229,19 @@ def main():
     if args.cases:
         wanted = args.cases.split(",")
         names = [name for name in names if any(w in name for w in wanted)]
+    libraries = ["picokernel", "numpy"]
+    if not args.no_jax and importlib.util.find_spec("jax"):
+        libraries.append("jax")
     results = []
-    print(f"{'case':28} thr  pk GF/s  BLAS GF/s  time ratio (pk/BLAS)")
+    print(f"{'case':28} thr  pk GF/s  BLAS GF/s  time ratio (pk/BLAS)"
+          + ("  jax GF/s" if "jax" in libraries else ""))
     for name in names:
         case = CASES[name]
         for threads in map(int, args.threads.split(",")):
-            best = {"picokernel": None, "numpy": None}
+            best = {library: None for library in libraries}
             infos = {}
             for _ in range(args.rounds):
-                for library in ("picokernel", "numpy"):
+                for library in libraries:
                     measured = run_child(case, library, threads)
                     infos[library] = measured["info"]
                     if best[library] is None or measured["median"] < best[library]:
@@ -165,14 +254,22 @@ def main():
                    "ratio": best["picokernel"] / best["numpy"],
                    "blas": infos["numpy"],
                    "first_call_seconds": infos["picokernel"]["first_call_seconds"]}
+            if "jax" in best:
+                row["jax_seconds"] = best["jax"]
+                row["jax_gflops"] = flops(case) / best["jax"] / 1e9
+                row["jax_version"] = infos["jax"]["version"]
             results.append(row)
             print(f"{name:28} {threads:3} {row['picokernel_gflops']:8.1f} "
-                  f"{row['numpy_gflops']:10.1f}  {row['ratio']:.2f}", flush=True)
-    print("BLAS:", results[-1]["blas"])
+                  f"{row['numpy_gflops']:10.1f}  {row['ratio']:.2f}"
+                  + (f"  {row['jax_gflops']:8.1f}" if "jax_gflops" in row else ""), flush=True)
+    if results:
+        print("BLAS:", results[-1]["blas"])
+    if not args.no_vulkan and vulkan_available():
+        results += run_vulkan(names, args)
     if args.output:
         os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
         with open(args.output, "w") as f:
-            json.dump(results, f, indent=1)
+            json.dump({"machine": machine_peak(), "rows": results}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -147,6 +147,9 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   // conversions as bit operations, and its arrays are stored as i16.
   addNarrowFloatEmulation(pm);
   pm.addPass(createPkStoreBF16AsI16());
+  // Matmuls as tiled kernels that stage their operands in shared memory;
+  // everything else one thread per element of its output.
+  pm.addNestedPass<func::FuncOp>(createPkTileMatmulForGpu());
   pm.addNestedPass<func::FuncOp>(createPkParallelLoopsOutermost());
   pm.addNestedPass<func::FuncOp>(createPkAddUnitParallelLoop());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

@@ -27,15 +27,22 @@ pk.kernel @fma(%a: !pk.ref<1024xf32>, %b: !pk.ref<1024xf32>, %c: !pk.ref<1024xf3
 
 // -----
 
-// Three dispatches (fill, matmul, bias) and a temporary on the host side.
+// Two dispatches (the tiled matmul, which starts from the fill's zero, and
+// the bias) and a temporary on the host side. The matmul stages its operand
+// tiles in workgroup memory between barriers.
 // CHECK-LABEL: func.func @matmul_bias
 // CHECK: %[[P:.*]] = memref.alloc()
-// CHECK: gpu.launch_func @matmul_bias_kernel::@matmul_bias_kernel
+// CHECK: gpu.launch_func @matmul_bias_kernel::@matmul_bias_kernel blocks in (%c1, %c1, %c1) threads in (%c16, %c8, %c1)
 // CHECK: gpu.launch_func @matmul_bias_kernel::@matmul_bias_kernel_0
-// CHECK: gpu.launch_func @matmul_bias_kernel::@matmul_bias_kernel_1
+// CHECK-NOT: gpu.launch_func
 // CHECK: memref.dealloc %[[P]]
 // CHECK: spirv.module @__spv__matmul_bias_kernel
-// CHECK-COUNT-3: spirv.EntryPoint "GLCompute"
+// CHECK-DAG: spirv.GlobalVariable @{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.array<1024 x f32>)>, Workgroup>
+// CHECK: spirv.func @matmul_bias_kernel()
+// CHECK: spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK: spirv.EntryPoint "GLCompute" @matmul_bias_kernel,
+// CHECK: spirv.ExecutionMode @matmul_bias_kernel "LocalSize", 16, 8, 1
+// CHECK: spirv.EntryPoint "GLCompute" @matmul_bias_kernel_0,
 pk.kernel @matmul_bias(%a: !pk.ref<4x3xf32>, %b: !pk.ref<3x5xf32>, %c: !pk.ref<5xf32>, %o: !pk.ref<4x5xf32>) {
   %a0 = pk.load %a : !pk.ref<4x3xf32> -> tensor<4x3xf32>
   %b0 = pk.load %b : !pk.ref<3x5xf32> -> tensor<3x5xf32>

@@ -1,9 +1,7 @@
 """`@` against NumPy over the shapes, dtypes and layouts of the packed,
 vectorized matmul (pk-pack-matmul and pk-vectorize-packed-matmul) and of the
-plain loop nest that small products keep.
-
-Floating-point operands hold small integers, so that every partial sum is
-exact and any summation order gives NumPy's result bit for bit.
+plain loop nest that small products keep (operands from matmul_oracle: small
+integers, so that any summation order gives NumPy's result bit for bit).
 """
 
 import ml_dtypes
@@ -11,6 +9,7 @@ import numpy as np
 import pytest
 
 import picokernel
+from matmul_oracle import expected, integers, product_like
 
 
 @picokernel.kernel
@@ -24,27 +23,8 @@ def matmul_bias_gelu(a, b, bias, o):
     o[...] = 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
 
 
-def integers(rng, shape, dtype, low=-4, high=5):
-    dtype = np.dtype(dtype)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        low, high = max(low, int(info.min)), min(high, int(info.max) + 1)
-    return rng.integers(low, high, size=shape).astype(dtype)
-
-
-def expected(a, b, dtype):
-    # NumPy's float16 matmul accumulates in float32 and rounds once; so does
-    # picokernel's. bfloat16 @ gives float32 (ml_dtypes has no matmul loop).
-    if np.dtype(dtype) == np.float16:
-        return (a.astype(np.float32) @ b.astype(np.float32)).astype(dtype)
-    return a @ b
-
-
 def run(a, b, out_dtype=None):
-    product = np.matmul(a[..., :0, :], b[..., :, :0]) if a.ndim > 1 and b.ndim > 1 \
-        else np.matmul(a, b)
-    shape = np.matmul(np.zeros(a.shape, np.int8), np.zeros(b.shape, np.int8)).shape
-    o = np.full(shape, 7, dtype=out_dtype or product.dtype)
+    o = product_like(a, b, dtype=out_dtype)
     matmul(a, b, o)
     return o
 

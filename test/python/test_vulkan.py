@@ -1,36 +1,15 @@
 """backend="vulkan": the same kernels through SPIR-V on a Vulkan device
 (lavapipe on the CPU in CI) give the CPU backend's results."""
 
-import glob
-import os
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
 
 import picokernel
 
 available, why = picokernel.vulkan_available()
-pytestmark = pytest.mark.skipif(not available, reason=f"no Vulkan device: {why}")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def spirv_dump(tmp_path_factory):
-    """Every SPIR-V module this suite compiles is kept, and validated at the
-    end with spirv-val for Vulkan 1.1."""
-    directory = tmp_path_factory.mktemp("spirv")
-    os.environ["PK_SPIRV_DUMP_DIR"] = str(directory)
-    yield directory
-    del os.environ["PK_SPIRV_DUMP_DIR"]
-    modules = sorted(glob.glob(str(directory / "*.spv")))
-    assert modules, "no SPIR-V module was compiled"
-    validator = shutil.which("spirv-val")
-    assert validator, "spirv-val (Debian: spirv-tools) is needed"
-    for module in modules:
-        result = subprocess.run([validator, "--target-env", "vulkan1.1", module],
-                                capture_output=True, text=True)
-        assert result.returncode == 0, f"{module}: {result.stderr}"
+# Every SPIR-V module the suite compiles is validated (conftest.spirv_dump).
+pytestmark = [pytest.mark.skipif(not available, reason=f"no Vulkan device: {why}"),
+              pytest.mark.usefixtures("spirv_dump")]
 
 
 def both(fn):

@@ -390,6 +390,62 @@ def PkCopyViewsWithLinalg : Pass<"pk-copy-views-with-linalg",
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def PkTileMatmulForGpu : Pass<"pk-tile-matmul-for-gpu",
+                              "::mlir::func::FuncOp"> {
+  let summary = "Matmuls as GPU kernels that stage operand tiles in shared "
+                "memory";
+  let description = [{
+    Rewrites each bufferized contraction `C[b, m, n] = f(A[b, m, k],
+    B[b, k, n], C)` with one row, column and reduction loop and at most one
+    batch loop (`linalg.matmul`, `linalg.batch_matmul`, transposed operands,
+    any element types and body, such as float16 products summed in float32)
+    into a `gpu.launch`:
+
+    - a workgroup computes a `tile-rows` x `tile-columns` tile of C (grid:
+      column tiles on x, row tiles on y, batches on z) with `thread-rows` x
+      `thread-columns` threads, each holding a strided share of the tile's
+      sums in registers (thread (y, x) owns rows y + i * thread-rows and
+      columns x + j * thread-columns, so stores and shared-memory reads are
+      contiguous across threads);
+    - per step along K, the threads copy A's `tile-rows` x depth and B's
+      depth x `tile-columns` tiles into workgroup memory (memory space 3:
+      SPIR-V's Workgroup storage class, NVVM's shared memory), synchronize
+      (`gpu.barrier`), and each adds the products of its rows and columns,
+      in order along K, to its sums, then synchronizes again. The depth is
+      the most that `shared-bytes` holds, at most `tile-depth`; a last
+      partial step covers the rest of K exactly (no padded products).
+    - Elements outside A, B or C (tiles that do not divide M or N) are
+      loaded as zero and never stored; those checks exist only where the
+      tiles do not divide the shape.
+
+    A `linalg.fill` of C with a constant just before the contraction is
+    folded into it: the sums start from the constant.
+
+    Contractions with other loops (matrix-vector products, several batch
+    dimensions), dynamic or empty shapes, boolean operands or bodies that
+    read the loop indices keep the generic path (one thread per element of
+    C).
+  }];
+  let options = [
+    Option<"tileRows", "tile-rows", "int64_t", /*default=*/"64",
+           "Rows of C one workgroup computes">,
+    Option<"tileColumns", "tile-columns", "int64_t", /*default=*/"64",
+           "Columns of C one workgroup computes">,
+    Option<"threadRows", "thread-rows", "int64_t", /*default=*/"8",
+           "Threads per workgroup along the rows (divides tile-rows)">,
+    Option<"threadColumns", "thread-columns", "int64_t", /*default=*/"16",
+           "Threads per workgroup along the columns (divides tile-columns)">,
+    Option<"tileDepth", "tile-depth", "int64_t", /*default=*/"16",
+           "Most steps of K one staged pair of tiles covers">,
+    Option<"sharedBytes", "shared-bytes", "int64_t", /*default=*/"8192",
+           "Bytes of workgroup memory the staged tiles may take">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def PkTileParallelLoopsForGpu : Pass<"pk-tile-parallel-loops-for-gpu",
                                      "::mlir::func::FuncOp"> {
   let summary = "Tile parallel loop nests into workgroups of threads";
