@@ -53,10 +53,12 @@ std::optional<uint64_t> tripCount(scf::ForOp loop) {
          static_cast<uint64_t>(*step);
 }
 
-/// The most loop iterations one execution of `region` runs: the loops of
-/// each block added, a loop counting its trip count times one plus its
-/// body's, an scf.if its larger branch. `unknown` is set when a loop's
-/// trip count is not a constant (it is counted as one iteration).
+/// The most loop steps one execution of `region` runs: the loops of each
+/// block added, a loop counting its trip count times one plus its body's,
+/// plus one for its exit test, an scf.if its larger branch. `unknown` is set
+/// when a loop's trip count is not a constant (it is counted as one
+/// iteration). (llvmpipe counts an inner loop's exit against its budget: a
+/// sum over 255 x 256 ones, 255 * (256 + 1) iterations, came out short.)
 uint64_t iterations(Region &region, Operation *&unknown);
 
 uint64_t iterations(Operation &op, Operation *&unknown) {
@@ -64,9 +66,10 @@ uint64_t iterations(Operation &op, Operation *&unknown) {
     std::optional<uint64_t> trips = tripCount(loop);
     if (!trips && !unknown)
       unknown = loop;
-    return saturatingMul(
-        trips.value_or(1),
-        saturatingAdd(1, iterations(loop.getRegion(), unknown)));
+    return saturatingAdd(
+        saturatingMul(trips.value_or(1),
+                      saturatingAdd(1, iterations(loop.getRegion(), unknown))),
+        1);
   }
   if (isa<scf::WhileOp>(op)) {
     if (!unknown)
@@ -113,7 +116,11 @@ struct CheckLoopBudgetPass
     getOperation()->walk<WalkOrder::PreOrder>(
         [&](FunctionOpInterface function) {
           Operation *unknown = nullptr;
+          // The thread's last loop exit ends it: not counted (a single loop
+          // of exactly the limit runs whole).
           uint64_t count = iterations(function->getRegion(0), unknown);
+          if (count != 0 && count != kUnbounded)
+            --count;
           if (unknown) {
             // Every loop in a kernel has static bounds (shapes are static):
             // one that has not cannot be checked.

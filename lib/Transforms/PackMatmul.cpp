@@ -50,33 +50,6 @@ bool fillsTiles(linalg::LinalgOp op, int64_t vectorBits, int64_t kBlock) {
          sizes[dims->k.front()] >= kBlock;
 }
 
-/// A product stored whole into a contiguous caller buffer is stored through
-/// the buffer's expanded view instead, so that bufferization computes it in
-/// the buffer (empty-tensor elimination does not see through reshapes).
-void storeWithoutCollapse(RewriterBase &rewriter,
-                          tensor::CollapseShapeOp collapse) {
-  if (!collapse->hasOneUse())
-    return;
-  auto store = dyn_cast<bufferization::MaterializeInDestinationOp>(
-      *collapse->getUsers().begin());
-  if (!store || store.getSource() != collapse.getResult())
-    return;
-  auto dest = dyn_cast<TypedValue<MemRefType>>(store.getDest());
-  if (!dest || !dest.getType().getLayout().isIdentity())
-    return;
-  rewriter.setInsertionPoint(store);
-  auto expandedType = cast<RankedTensorType>(collapse.getSrc().getType());
-  Value view = memref::ExpandShapeOp::create(
-      rewriter, store.getLoc(),
-      MemRefType::get(expandedType.getShape(), expandedType.getElementType()),
-      dest, collapse.getReassociationIndices());
-  rewriter.modifyOpInPlace(store, [&] {
-    store.getSourceMutable().assign(collapse.getSrc());
-    store.getDestMutable().assign(view);
-  });
-  rewriter.eraseOp(collapse);
-}
-
 /// When the tiles divide C, makes the packed contraction write C itself,
 /// viewed as [.., M/mb, mb, N/nb, nb] (an expand_shape, no copy), instead of
 /// a packed copy of C unpacked afterwards: two passes over C fewer.
@@ -149,8 +122,8 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed) {
       replacement.getResult(0), groups);
   rewriter.replaceOp(unpack, result);
   rewriter.eraseOp(generic);
-  storeWithoutCollapse(rewriter,
-                       cast<tensor::CollapseShapeOp>(result.getDefiningOp()));
+  mlir::pk::storeWithoutCollapse(
+      rewriter, cast<tensor::CollapseShapeOp>(result.getDefiningOp()));
   rewriter.eraseOp(pack);
   packed.packedLinalgOp = cast<linalg::LinalgOp>(replacement.getOperation());
 }

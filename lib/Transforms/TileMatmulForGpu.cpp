@@ -109,8 +109,8 @@ std::optional<TypedAttr> takeInitialFill(linalg::LinalgOp op) {
       fill.getDpsInitOperand(0)->get() != op.getDpsInitOperand(0)->get())
     return std::nullopt;
   auto constant = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
-  if (!constant || constant.getType() != getElementTypeOrSelf(
-                                             op.getDpsInitOperand(0)->get()))
+  if (!constant || constant.getType() !=
+                       getElementTypeOrSelf(op.getDpsInitOperand(0)->get()))
     return std::nullopt;
   TypedAttr value = constant.getValue();
   fill->erase();
@@ -175,9 +175,9 @@ private:
 
   Value sharedTile(OpOperand *operand, int64_t rows, int64_t columns) {
     Type element = getElementTypeOrSelf(operand->get());
-    auto type = MemRefType::get(
-        {rows, columns}, element, MemRefLayoutAttrInterface(),
-        b.getI64IntegerAttr(kWorkgroupMemorySpace));
+    auto type =
+        MemRefType::get({rows, columns}, element, MemRefLayoutAttrInterface(),
+                        b.getI64IntegerAttr(kWorkgroupMemorySpace));
     return memref::AllocOp::create(b, loc, type);
   }
 
@@ -223,8 +223,7 @@ private:
     return addi(rowBase, addi(threadRow, index(i * tile.threadRows)));
   }
   Value sumColumn(int64_t j) {
-    return addi(columnBase,
-                addi(threadColumn, index(j * tile.threadColumns)));
+    return addi(columnBase, addi(threadColumn, index(j * tile.threadColumns)));
   }
   /// Whether (row, column) lies in C: only checked where the tiles do not
   /// divide it.
@@ -285,9 +284,9 @@ private:
   /// (`rowBase`, `columnBase`) of the tile's coordinates into `shared`,
   /// each thread a strided share of its elements; `global` maps a block
   /// position to the operand's loop indices and their bounds check.
-  void stage(OpOperand *operand, Value shared, int64_t rows, int64_t columns,
-             function_ref<std::pair<SmallVector<Value>, Value>(Value, Value)>
-                 global) {
+  void stage(
+      OpOperand *operand, Value shared, int64_t rows, int64_t columns,
+      function_ref<std::pair<SmallVector<Value>, Value>(Value, Value)> global) {
     int64_t elements = rows * columns;
     for (int64_t first = 0; first < elements; first += tile.threads()) {
       Value position = addi(threadId, index(first));
@@ -363,8 +362,7 @@ private:
         IRMapping mapping;
         mapping.map(body.getArgument(0), lhs[i]);
         mapping.map(body.getArgument(1), rhs[j]);
-        mapping.map(body.getArgument(2),
-                    sums[i * tile.columnsPerThread() + j]);
+        mapping.map(body.getArgument(2), sums[i * tile.columnsPerThread() + j]);
         for (Operation &inner : body.without_terminator())
           b.clone(inner, mapping);
         next.push_back(
@@ -389,10 +387,10 @@ struct TileMatmulForGpuPass
   void runOnOperation() override {
     if (tileRows < 1 || tileColumns < 1 || threadRows < 1 ||
         threadColumns < 1 || tileRows % threadRows != 0 ||
-        tileColumns % threadColumns != 0 || sharedBytes < 1) {
+        tileColumns % threadColumns != 0 || tileDepth < 1 || sharedBytes < 1) {
       getOperation().emitError(
           "the tile sizes must be positive multiples of the thread counts, "
-          "and shared-bytes positive");
+          "and tile-depth and shared-bytes positive");
       return signalPassFailure();
     }
     SmallVector<linalg::LinalgOp> candidates;
@@ -409,7 +407,8 @@ struct TileMatmulForGpuPass
   GpuTile tileFor(linalg::LinalgOp op) const {
     int64_t bytes = 0;
     for (OpOperand *input : op.getDpsInputOperands()) {
-      int64_t width = getElementTypeOrSelf(input->get()).getIntOrFloatBitWidth();
+      int64_t width =
+          getElementTypeOrSelf(input->get()).getIntOrFloatBitWidth();
       bytes = std::max<int64_t>(bytes, width / 8);
     }
     int64_t depth = sharedBytes / ((tileRows + tileColumns) * bytes);

@@ -4,8 +4,10 @@
 
 #include "picokernel/Support/VectorWidth.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -85,6 +87,30 @@ LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
     return failure();
   rewriter.replaceOp(tile, vectors->replacements);
   return success();
+}
+
+void storeWithoutCollapse(RewriterBase &rewriter,
+                          tensor::CollapseShapeOp collapse) {
+  if (!collapse->hasOneUse())
+    return;
+  auto store = dyn_cast<bufferization::MaterializeInDestinationOp>(
+      *collapse->getUsers().begin());
+  if (!store || store.getSource() != collapse.getResult())
+    return;
+  auto dest = dyn_cast<TypedValue<MemRefType>>(store.getDest());
+  if (!dest || !dest.getType().getLayout().isIdentity())
+    return;
+  rewriter.setInsertionPoint(store);
+  auto expandedType = cast<RankedTensorType>(collapse.getSrc().getType());
+  Value view = memref::ExpandShapeOp::create(
+      rewriter, store.getLoc(),
+      MemRefType::get(expandedType.getShape(), expandedType.getElementType()),
+      dest, collapse.getReassociationIndices());
+  rewriter.modifyOpInPlace(store, [&] {
+    store.getSourceMutable().assign(collapse.getSrc());
+    store.getDestMutable().assign(view);
+  });
+  rewriter.eraseOp(collapse);
 }
 
 } // namespace mlir::pk

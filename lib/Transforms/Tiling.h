@@ -10,6 +10,7 @@
 #define PICOKERNEL_LIB_TRANSFORMS_TILING_H
 
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <cstdint>
@@ -37,6 +38,13 @@ int64_t evenChunk(int64_t range, int64_t most);
 LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
                               bool reductionsFirst = false,
                               int64_t dynamicSize = 0);
+
+/// A product stored whole into a contiguous caller buffer through a
+/// collapse of its tiled layout is stored through the buffer's expanded
+/// view instead, so that bufferization computes it in the buffer
+/// (empty-tensor elimination does not see through reshapes).
+void storeWithoutCollapse(RewriterBase &rewriter,
+                          tensor::CollapseShapeOp collapse);
 
 /// The first op of type `OpTy` nested in `root`.
 template <typename OpTy> OpTy findFirst(Operation *root) {

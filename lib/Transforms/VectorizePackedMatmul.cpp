@@ -9,9 +9,11 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -98,6 +100,105 @@ struct VectorizePackedMatmulPass
         return signalPassFailure();
     if (failed(lowerPacks(rewriter)))
       return signalPassFailure();
+    SmallVector<Operation *> rowPanels;
+    getOperation().walk([&](Operation *op) {
+      if (op->removeAttr(kRowPanelsAttrName))
+        rowPanels.push_back(op);
+    });
+    for (Operation *rows : rowPanels)
+      fuseEpilogue(rewriter, rows);
+  }
+
+  /// Marks the row-panel loop of a matmul whose tiles are final there (K in
+  /// one chunk), where its elementwise consumer may fuse.
+  static constexpr StringLiteral kRowPanelsAttrName = "pk.row_panels";
+
+  /// Fuses the elementwise consumer of a packed matmul's result (bias,
+  /// activation, cast) into its row panels, so that it runs on each panel
+  /// of C while the panel is in L1 rather than as a pass over all of C.
+  void fuseEpilogue(RewriterBase &rewriter, Operation *rows) {
+    SmallVector<LoopLikeOpInterface> nest;
+    for (Operation *loop = rows; loop; loop = loop->getParentOp()) {
+      if (auto like = dyn_cast<LoopLikeOpInterface>(loop))
+        nest.insert(nest.begin(), like);
+      if (isa<FunctionOpInterface>(loop->getParentOp()))
+        break;
+    }
+    // Upstream's consumer fusion handles one loop (of either kind); it
+    // fails or crashes (MLIR 22) on nests such as batches around row panels.
+    if (nest.size() != 1)
+      return;
+    Operation *outermost = nest.front();
+    if (outermost->getNumResults() != 1 || !outermost->getResult(0).hasOneUse())
+      return;
+    auto collapse =
+        dyn_cast<tensor::CollapseShapeOp>(*outermost->getUsers().begin());
+    if (!collapse || !collapse->hasOneUse())
+      return;
+    auto consumer = dyn_cast<linalg::GenericOp>(*collapse->getUsers().begin());
+    if (!consumer || !linalg::isElementwise(consumer) ||
+        consumer.getNumDpsInits() != 1)
+      return;
+    // The consumer over the packed layout of C, then fused.
+    linalg::ControlFusionFn intoConsumer = [&](OpOperand *operand) {
+      return operand->getOwner() == consumer.getOperation() &&
+             operand->get() == collapse.getResult();
+    };
+    RewritePatternSet patterns(&getContext());
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, intoConsumer);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily({consumer.getOperation()},
+                                       std::move(patterns), config)))
+      return;
+    if (collapse->use_empty())
+      rewriter.eraseOp(collapse);
+    if (!outermost->getResult(0).hasOneUse())
+      return;
+    auto expanded = dyn_cast<linalg::GenericOp>(*outermost->getUsers().begin());
+    if (!expanded)
+      return;
+    // A reshaped empty output is an empty tensor of the packed shape, which
+    // bufferization then places in the caller's buffer.
+    for (OpOperand &init : expanded.getDpsInitsMutable()) {
+      auto reshape = init.get().getDefiningOp<tensor::ExpandShapeOp>();
+      auto type = cast<RankedTensorType>(init.get().getType());
+      if (!reshape || !reshape.getSrc().getDefiningOp<tensor::EmptyOp>() ||
+          !type.hasStaticShape())
+        continue;
+      rewriter.setInsertionPoint(outermost);
+      Value empty = tensor::EmptyOp::create(
+          rewriter, reshape.getLoc(), type.getShape(), type.getElementType());
+      rewriter.modifyOpInPlace(expanded, [&] { init.set(empty); });
+    }
+    // The consumer's other operands (the reshapes the expansion made) must
+    // be available inside the loops.
+    DominanceInfo dominance(getOperation());
+    for (Value operand : expanded->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || def == outermost ||
+          dominance.properlyDominates(def, outermost))
+        continue;
+      if (def->getBlock() != outermost->getBlock() ||
+          !llvm::all_of(def->getOperands(), [&](Value value) {
+            return dominance.properlyDominates(value, outermost);
+          }))
+        return;
+      def->moveBefore(outermost);
+    }
+    // The result (of the fused loop, or else of the expanded consumer), in
+    // the caller's buffer.
+    Operation *result = expanded;
+    FailureOr<scf::SCFFuseConsumerOfSliceResult> fused =
+        scf::tileAndFuseConsumer(rewriter, expanded, nest);
+    if (succeeded(fused) && !fused->tiledOps.empty()) {
+      result = fused->tiledOps.front();
+      while (!isa<FunctionOpInterface>(result->getParentOp()))
+        result = result->getParentOp();
+    }
+    for (Operation *user : llvm::make_early_inc_range(result->getUsers()))
+      if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(user))
+        mlir::pk::storeWithoutCollapse(rewriter, reshape);
   }
 
   /// Loops over the outer (panel) dimensions around one register tile,
@@ -179,8 +280,12 @@ struct VectorizePackedMatmulPass
 
     // Row panels (in parallel), then column panels and K: one register
     // tile per iteration, C's rows written in order.
-    if (failed(tileBy({{m, 1}}, parallel && !parallelBatches)))
+    FailureOr<scf::SCFTilingResult> rows =
+        tileBy({{m, 1}}, parallel && !parallelBatches);
+    if (failed(rows))
       return fail("could not be tiled into row panels");
+    if (!kChunks && rows->loops.size() == 1)
+      rows->loops.front()->setAttr(kRowPanelsAttrName, rewriter.getUnitAttr());
     FailureOr<scf::SCFTilingResult> inner = tileBy({{n, 1}, {k, 1}}, false);
     if (failed(inner) || inner->loops.size() != 2)
       return fail("could not be tiled into register tiles");

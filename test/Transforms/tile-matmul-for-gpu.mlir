@@ -1,5 +1,6 @@
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-tile-matmul-for-gpu{tile-rows=16 tile-columns=16 thread-rows=8 thread-columns=8 tile-depth=8 shared-bytes=1024},canonicalize,cse))' --split-input-file | FileCheck %s
 // RUN: not pk-opt %s --pass-pipeline='builtin.module(func.func(pk-tile-matmul-for-gpu{tile-rows=20 thread-rows=8}))' --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not pk-opt %s --pass-pipeline='builtin.module(func.func(pk-tile-matmul-for-gpu{tile-depth=0}))' --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: the tile sizes must be positive multiples of the thread counts
 

@@ -96,3 +96,41 @@ func.func @cast(%a: tensor<64x64xf16>, %b: tensor<64x64xf32>) -> tensor<64x64xf3
   %r = linalg.matmul ins(%a32, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
+
+// An elementwise consumer of the product (bias, tanh) runs on each row panel
+// of C right after the panel's tiles, while the panel is in L1, writing the
+// result (no full-size C is left). With K in chunks, C is final only after
+// the last chunk: the consumer stays a pass over C.
+// CHECK-LABEL: func.func @epilogue
+// CHECK: scf.forall (%[[P:.*]]) in (8) shared_outs(%[[O:.*]] = %{{.*}}) -> (tensor<8x8x2x32xf32>)
+// CHECK: vector.fma
+// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[O]][%[[P]], 0, 0, 0] [1, 8, 2, 32]
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x2x32xf32>, tensor<2x32xf32>) outs(%[[OUT]] : tensor<1x8x2x32xf32>)
+// CHECK: math.tanh
+// CHECK: tensor.parallel_insert_slice %[[R]] into %[[O]][%[[P]], 0, 0, 0]
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// SERIAL-LABEL: func.func @epilogue
+// SERIAL: scf.for {{.*}} -> (tensor<8x8x2x32xf32>, tensor<8x8x2x32xf32>)
+// SERIAL: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x2x32xf32>, tensor<2x32xf32>)
+// SERIAL: tensor.insert_slice
+// CHUNKS-LABEL: func.func @epilogue
+// CHUNKS: scf.forall
+// CHUNKS: tensor.collapse_shape
+// CHUNKS: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x64xf32>, tensor<64xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @epilogue(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %bias: tensor<64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %o = tensor.empty() : tensor<64x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%p, %bias : tensor<64x64xf32>, tensor<64xf32>) outs(%o : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}

@@ -229,15 +229,91 @@ def test_empty_and_zero_k(rng):
         np.testing.assert_array_equal(run(a, b), a @ b)
 
 
-def test_fused_epilogue(rng):
-    a = rng.standard_normal((96, 80)).astype(np.float32)
-    b = rng.standard_normal((80, 112)).astype(np.float32)
-    bias = rng.standard_normal(112).astype(np.float32)
-    o = np.empty((96, 112), np.float32)
+# (M, K, N) for epilogues: tiles that divide C (the epilogue runs on each
+# row panel of C, pk-vectorize-packed-matmul), that don't (a pass over C),
+# and K in several chunks (a pass over C).
+EPILOGUE_SHAPES = [(128, 64, 96), (96, 80, 112), (64, 4096, 64), (512, 512, 512)]
+
+
+@pytest.mark.parametrize("m,k,n", EPILOGUE_SHAPES)
+def test_fused_epilogue(rng, m, k, n):
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    o = np.empty((m, n), np.float32)
     matmul_bias_gelu(a, b, bias, o)
     x = a @ b + bias
     want = 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
-    np.testing.assert_allclose(o, want, rtol=2e-5, atol=2e-5)
+    np.testing.assert_allclose(o, want, rtol=2e-5, atol=2e-5 * np.sqrt(k))
+
+
+@picokernel.kernel
+def matmul_residual(a, b, r, o):
+    o[...] = a[...] @ b[...] + 2 * r[...]
+
+
+@picokernel.kernel
+def matmul_to_half(a, b, o):
+    o[...] = (a[...] @ b[...] - 1).astype(np.float16)
+
+
+@picokernel.kernel
+def matmul_squared(a, b, o):
+    x = a[...] @ b[...]
+    o[...] = x * x + x
+
+
+@picokernel.kernel
+def matmul_softmax(a, b, o):
+    x = a[...] @ b[...]
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    o[...] = e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("m,k,n", EPILOGUE_SHAPES[:3])
+def test_epilogues_read_other_arrays_and_aliases(rng, m, k, n):
+    a, b = integers(rng, (m, k), np.float32), integers(rng, (k, n), np.float32)
+    r = integers(rng, (m, n), np.float32)
+    o = np.empty((m, n), np.float32)
+    matmul_residual(a, b, r, o)
+    np.testing.assert_array_equal(o, a @ b + 2 * r)
+    want = a @ b + 2 * r
+    matmul_residual(a, b, r, r)  # the residual is the output
+    np.testing.assert_array_equal(r, want)
+    if m == k:
+        want = a @ b + 2 * a
+        matmul_residual(a, b, a, a)  # an operand is the residual and output
+        np.testing.assert_array_equal(a, want)
+    a = integers(rng, (m, k), np.float32)
+    half = np.empty((m, n), np.float16)
+    matmul_to_half(a, b, half)
+    np.testing.assert_array_equal(half, (a @ b - 1).astype(np.float16))
+    matmul_squared(a, b, o)
+    np.testing.assert_array_equal(o, (a @ b) * (a @ b) + a @ b)
+
+
+@pytest.mark.parametrize("m,k,n", EPILOGUE_SHAPES[:3])
+def test_reductions_after_a_matmul(rng, m, k, n):
+    a = rng.standard_normal((m, k)).astype(np.float32) / np.sqrt(k)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    o = np.empty((m, n), np.float32)
+    matmul_softmax(a, b, o)
+    x = a.astype(np.float64) @ b
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(o, e / e.sum(axis=-1, keepdims=True), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_epilogues_on_any_thread_count(rng, threads, monkeypatch):
+    # Batched products tile batches in parallel and row panels serially:
+    # the epilogue fuses into the serial loop.
+    monkeypatch.setenv("OMP_NUM_THREADS", threads)
+    a = integers(rng, (4, 64, 48), np.float32)
+    b = integers(rng, (4, 48, 96), np.float32)
+    r = integers(rng, (4, 64, 96), np.float32)
+    o = np.empty((4, 64, 96), np.float32)
+    matmul_residual(a, b, r, o)
+    np.testing.assert_array_equal(o, a @ b + 2 * r)
 
 
 @picokernel.kernel

@@ -466,6 +466,13 @@ def test_loops_longer_than_the_vulkan_device_allows_are_an_error():
     with pytest.raises(RuntimeError, match="runs 70000 loop iterations in one GPU "
                        "thread; this device stops a thread after 65535"):
         run(total, np.ones(70000, np.float32), o, backend="vulkan")
+    # Nested loops: llvmpipe counts each exit of the inner loop too; 255
+    # rows of 255 run whole, 255 rows of 256 (65280 iterations, 65535 with
+    # the exits, 65790 with the rows) came out short and are refused.
+    run(total, np.ones((255, 255), np.float32), o, backend="vulkan")
+    assert o == 255 * 255
+    with pytest.raises(RuntimeError, match="runs 65790 loop iterations"):
+        run(total, np.ones((255, 256), np.float32), o, backend="vulkan")
 
 
 #===-----------------------------------------------------------------------===#

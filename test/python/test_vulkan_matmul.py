@@ -138,6 +138,21 @@ def test_float_sums_are_accurate(rng):
     assert error.max() < 3000 * np.finfo(np.float32).eps
 
 
+def test_k_past_the_device_loop_budget_is_exact_or_an_error():
+    # llvmpipe stops a thread after 65535 loop iterations (and counts each
+    # exit of the inner K loop): a K that long is refused at compile time,
+    # never summed partially. Below it, the sum is whole.
+    for k in (58240, 58256, 60000, 61696):
+        a, b = np.ones((1, k), np.float32), np.ones((k, 1), np.float32)
+        o = np.zeros((1, 1), np.float32)
+        try:
+            matmul(a, b, o)
+        except RuntimeError as error:
+            assert "loop iterations in one GPU thread" in str(error)
+            continue
+        assert o[0, 0] == k
+
+
 @picokernel.kernel(backend="vulkan")
 def matmul_bias_gelu(a, b, bias, o):
     x = a[...] @ b[...] + bias[...]

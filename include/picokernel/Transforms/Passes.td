@@ -79,6 +79,15 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
     transposes and slices, which bufferize; a single-use elementwise
     producer of an unpadded pack (a cast, a scale) is fused into the pack's
     transpose, so that it makes no full-size temporary.
+
+    An elementwise consumer of the product (bias, activation, residual,
+    cast; `scf::tileAndFuseConsumer` after expanding it to C's packed
+    layout) runs on each row panel of C right after the panel's tiles,
+    while the panel is in L1, and writes the caller's buffer: the product
+    then leaves only a per-panel temporary. That needs C final in the row
+    panel loop, so K in one chunk, tiles that divide C, and the row panels
+    as the only loop around them (no batches or blocks of N); otherwise
+    the consumer stays a pass over C.
   }];
   let options = [
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
@@ -356,9 +365,10 @@ def PkCheckLoopBudget : Pass<"pk-check-loop-budget"> {
     after 65535 loop iterations in all, its guard against runaway shaders:
     the sum of 70000 ones came out 65535, silently. This pass counts the
     loop iterations one invocation of every function runs at most (a loop's
-    constant trip count times one plus its body's, the loops of a block
-    added, the larger branch of an `scf.if`) and fails with the count and
-    the limit when it is larger than `max-iterations`. Splitting the loops
+    constant trip count times one plus its body's, plus one for its exit
+    test, which llvmpipe counts too; the loops of a block added, the larger
+    branch of an `scf.if`; the invocation's last exit not counted) and fails
+    with the count and the limit when it is larger than `max-iterations`. Splitting the loops
     does not help: the budget is shared by every loop of the invocation.
     `max-iterations=0` (the default) checks nothing.
 
