@@ -25,11 +25,13 @@ namespace {
 
 using LoopType = scf::SCFTilingOptions::LoopType;
 
-/// A contraction of a matrix with a vector (either side), possibly
-/// batched: its dimensions, and whether the matrix is on the left.
+/// A contraction of a matrix with a vector (either side) or of two vectors
+/// (a dot product: no rows), possibly batched: its dimensions, and whether
+/// the matrix is on the left.
 struct Matvec {
   linalg::ContractionDimensions dims;
   bool matrixLeft;
+  bool hasRows() const { return !matrixLeft || !dims.m.empty(); }
   unsigned row() const { return matrixLeft ? dims.m.front() : dims.k.front(); }
   unsigned column() const {
     return matrixLeft ? dims.k.front() : dims.n.front();
@@ -50,15 +52,16 @@ std::optional<Matvec> matchMatvec(linalg::LinalgOp op) {
   if (failed(dims) || dims->k.size() != 1)
     return std::nullopt;
   Matvec matvec{*dims, false};
-  if (dims->m.size() == 1 && dims->n.empty())
+  if (dims->m.size() <= 1 && dims->n.empty())
     matvec.matrixLeft = true;
   else if (!(dims->m.empty() && dims->n.size() == 1))
     return std::nullopt;
-  // The matrix is the input with one more dimension than the vector.
+  // The matrix is the input with one more dimension than the vector (as
+  // many for a dot product), its rows contiguous.
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap matrix = maps[matvec.matrixLeft ? 0 : 1];
   AffineMap vector = maps[matvec.matrixLeft ? 1 : 0];
-  if (matrix.getNumResults() != vector.getNumResults() + 1 ||
+  if (matrix.getNumResults() != vector.getNumResults() + matvec.hasRows() ||
       !matrix.isProjectedPermutation() || !vector.isProjectedPermutation() ||
       matrix.getResults().back() !=
           getAffineDimExpr(matvec.column(), op.getContext()))
@@ -85,11 +88,9 @@ struct VectorizeMatvecPass
       Type element = getElementTypeOrSelf(named.getDpsInputs()[0].getType());
       int64_t lanes =
           std::max<int64_t>(1, bits / element.getIntOrFloatBitWidth());
-      // Products too thin for one tile keep their loop nest.
+      // Products shorter than one vector tile keep their loop nest.
       SmallVector<int64_t> ranges = named.getStaticLoopRanges();
-      if (matvec.matrixLeft ? ranges[matvec.row()] < kRows ||
-                                  ranges[matvec.column()] < 4 * lanes
-                            : ranges[matvec.column()] < 4 * lanes)
+      if (ranges[matvec.column()] < 4 * lanes)
         continue;
       // Generic, so that the tiles' unit dimensions fold away.
       linalg::LinalgOp op = named;
@@ -113,50 +114,69 @@ struct VectorizeMatvecPass
   }
 
   /// Splits `op` along `dim` at the largest multiple of `multiple` below
-  /// its size; the first part (all of `op` when the multiple divides it).
-  FailureOr<Operation *> splitAtMultiple(RewriterBase &rewriter, Operation *op,
-                                         unsigned dim, int64_t multiple) {
+  /// its size: the first part (all of `op` when the multiple divides it)
+  /// and the rest (null then).
+  FailureOr<std::pair<Operation *, Operation *>>
+  splitAtMultiple(RewriterBase &rewriter, Operation *op, unsigned dim,
+                  int64_t multiple) {
     int64_t size = cast<linalg::LinalgOp>(op).getStaticLoopRanges()[dim];
     int64_t main = size - size % multiple;
     if (main == size)
-      return op;
+      return std::make_pair(op, static_cast<Operation *>(nullptr));
     rewriter.setInsertionPoint(op);
     auto [first, second] = linalg::splitOp(rewriter, cast<TilingInterface>(op),
                                            dim, rewriter.getIndexAttr(main));
-    if (!first)
+    if (!first || !second)
       return failure();
-    return first.getOperation();
+    return std::make_pair(first.getOperation(), second.getOperation());
   }
 
-  /// o[r] = sum_k A[r, k] x[k]: tiles of `kRows` rows times `4 lanes` of
-  /// K, their row sums accumulated in registers across K.
+  /// o[r] = sum_k A[r, k] x[k]: tiles of `kRows` rows (or all of fewer)
+  /// times `4 lanes` of K, their row sums accumulated in registers across
+  /// K; the rows the tiles do not divide as one thinner tile. A dot product
+  /// (no rows) is one row.
   LogicalResult vectorizeRowDots(RewriterBase &rewriter, linalg::LinalgOp op,
                                  const Matvec &matvec, int64_t lanes,
                                  bool parallel) {
     int64_t kTile = 4 * lanes;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     Location loc = op.getLoc();
-    FailureOr<Operation *> main =
-        splitAtMultiple(rewriter, op, matvec.row(), kRows);
-    if (succeeded(main))
-      main = splitAtMultiple(rewriter, *main, matvec.column(), kTile);
-    if (failed(main))
+    int64_t rowTile =
+        matvec.hasRows() ? std::min(kRows, ranges[matvec.row()]) : 0;
+    FailureOr<std::pair<Operation *, Operation *>> byRows =
+        std::make_pair(op.getOperation(), static_cast<Operation *>(nullptr));
+    if (matvec.hasRows())
+      byRows = splitAtMultiple(rewriter, op, matvec.row(), rowTile);
+    FailureOr<std::pair<Operation *, Operation *>> byColumns = failure();
+    if (succeeded(byRows))
+      byColumns =
+          splitAtMultiple(rewriter, byRows->first, matvec.column(), kTile);
+    if (failed(byColumns))
       return emitError(loc, "matrix-vector product could not be split");
     unsigned numLoops = ranges.size();
     SmallVector<int64_t> rows(numLoops, 0);
-    rows[matvec.row()] = kRows;
+    if (matvec.hasRows())
+      rows[matvec.row()] = rowTile;
     for (unsigned b : matvec.dims.batch)
       rows[b] = 1;
-    FailureOr<scf::SCFTilingResult> outer = mlir::pk::tileInto(
-        rewriter, *main, rows, parallel ? LoopType::ForallOp : LoopType::ForOp);
+    Operation *tile = byColumns->first;
+    Operation *root = nullptr;
+    if (llvm::any_of(rows, [](int64_t size) { return size != 0; })) {
+      FailureOr<scf::SCFTilingResult> outer =
+          mlir::pk::tileInto(rewriter, tile, rows,
+                             parallel ? LoopType::ForallOp : LoopType::ForOp);
+      if (failed(outer) || outer->loops.empty())
+        return emitError(loc, "matrix-vector product could not be tiled");
+      tile = outer->tiledOps.front();
+      root = outer->loops.front();
+    }
     SmallVector<int64_t> columns(numLoops, 0);
     columns[matvec.column()] = kTile;
-    FailureOr<scf::SCFTilingResult> inner;
-    if (succeeded(outer))
-      inner = mlir::pk::tileInto(rewriter, outer->tiledOps.front(), columns,
-                                 LoopType::ForOp);
+    FailureOr<scf::SCFTilingResult> inner =
+        mlir::pk::tileInto(rewriter, tile, columns, LoopType::ForOp);
     if (failed(inner) || inner->loops.size() != 1)
       return emitError(loc, "matrix-vector product could not be tiled");
+
     auto kLoop = cast<LoopLikeOpInterface>(inner->loops.front());
     if (failed(mlir::pk::vectorizeTileIn(rewriter, kLoop,
                                          /*reductionsFirst=*/false)))
@@ -169,7 +189,8 @@ struct VectorizeMatvecPass
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerReduction);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-    Operation *root = outer->loops.front();
+    if (!root)
+      root = kLoop;
     if (failed(applyPatternsGreedily(root, std::move(patterns))))
       return emitError(loc,
                        "matrix-vector product's sums could not be lowered");
@@ -180,6 +201,10 @@ struct VectorizeMatvecPass
             &getContext(), flags.getValue() | arith::FastMathFlags::reassoc));
       });
     });
+    // The rows the tiles do not divide: one thinner tile.
+    if (Operation *rest = byRows->second)
+      return vectorizeRowDots(rewriter, cast<linalg::LinalgOp>(rest), matvec,
+                              lanes, parallel);
     return success();
   }
 
@@ -192,12 +217,13 @@ struct VectorizeMatvecPass
     int64_t nTile = 4 * lanes;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     Location loc = op.getLoc();
-    FailureOr<Operation *> main =
+    FailureOr<std::pair<Operation *, Operation *>> split =
         splitAtMultiple(rewriter, op, matvec.column(), nTile);
-    if (succeeded(main) && ranges[matvec.row()] >= kRowStep)
-      main = splitAtMultiple(rewriter, *main, matvec.row(), kRowStep);
-    if (failed(main))
+    if (succeeded(split) && ranges[matvec.row()] >= kRowStep)
+      split = splitAtMultiple(rewriter, split->first, matvec.row(), kRowStep);
+    if (failed(split))
       return emitError(loc, "vector-matrix product could not be split");
+    Operation *main = split->first;
     unsigned numLoops = ranges.size();
     int64_t columns = ranges[matvec.column()] - ranges[matvec.column()] % nTile;
     SmallVector<int64_t> blocks(numLoops, 0);
@@ -210,7 +236,7 @@ struct VectorizeMatvecPass
     SmallVector<int64_t> tiles(numLoops, 0);
     tiles[matvec.column()] = nTile;
     FailureOr<scf::SCFTilingResult> outer =
-        mlir::pk::tileInto(rewriter, *main, blocks,
+        mlir::pk::tileInto(rewriter, main, blocks,
                            parallel ? LoopType::ForallOp : LoopType::ForOp);
     FailureOr<scf::SCFTilingResult> byRow, inner;
     if (succeeded(outer))

@@ -2,8 +2,9 @@
 
 // A @ x: 8-row tiles in parallel, 64 columns (4 x 16 float32) per step,
 // each row's products summed as a reassociated tree into the 8 row sums
-// carried in registers; the 3 columns and 3 rows the tiles do not divide
-// are split off and stay generic ops (loop nests).
+// carried in registers; the 3 columns the tiles do not divide are split
+// off and stay a generic op (a loop nest), the 3 rows left over are one
+// thinner tile.
 // CHECK-LABEL: func.func @rows
 // CHECK: scf.forall (%[[R:.*]]) = (0) to (64) step (8)
 // CHECK: %[[SUMS:.*]] = vector.transfer_read {{.*}} : tensor<8xf32>, vector<8xf32>
@@ -13,7 +14,8 @@
 // CHECK-COUNT-8: vector.reduction <add>, {{.*}} fastmath<reassoc> : vector<64xf32> into f32
 // CHECK: scf.yield {{.*}} : vector<8xf32>
 // CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<64x3xf32>, tensor<3xf32>)
-// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<3x131xf32>, tensor<131xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (vector<3xf32>)
+// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<3x3xf32>, tensor<3xf32>)
 func.func @rows(%a: tensor<67x131xf32>, %x: tensor<131xf32>, %o: tensor<67xf32>) -> tensor<67xf32> {
   %r = linalg.matvec ins(%a, %x : tensor<67x131xf32>, tensor<131xf32>) outs(%o : tensor<67xf32>) -> tensor<67xf32>
   return %r : tensor<67xf32>
@@ -44,4 +46,28 @@ func.func @columns(%x: tensor<131xf32>, %a: tensor<131x1100xf32>, %o: tensor<110
 func.func @thin(%a: tensor<4096x8xf32>, %x: tensor<8xf32>, %o: tensor<4096xf32>) -> tensor<4096xf32> {
   %r = linalg.matvec ins(%a, %x : tensor<4096x8xf32>, tensor<8xf32>) outs(%o : tensor<4096xf32>) -> tensor<4096xf32>
   return %r : tensor<4096xf32>
+}
+
+// Fewer rows than a tile: one tile of all of them (8 + 5 for 13 rows: the
+// rows a tile leaves over are a thinner tile, not a loop nest).
+// CHECK-LABEL: func.func @few_rows
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
+// CHECK-COUNT-8: vector.reduction <add>
+// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<8x44xf32>, tensor<44xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (vector<5xf32>)
+// CHECK-COUNT-5: vector.reduction <add>
+// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<5x44xf32>, tensor<44xf32>)
+func.func @few_rows(%a: tensor<13x300xf32>, %x: tensor<300xf32>, %o: tensor<13xf32>) -> tensor<13xf32> {
+  %r = linalg.matvec ins(%a, %x : tensor<13x300xf32>, tensor<300xf32>) outs(%o : tensor<13xf32>) -> tensor<13xf32>
+  return %r : tensor<13xf32>
+}
+
+// A dot product is one row: 64-product trees added in order.
+// CHECK-LABEL: func.func @dot
+// CHECK: scf.for %{{.*}} = %c0 to %c960 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (vector<f32>)
+// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<64xf32> into f32
+// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<40xf32>, tensor<40xf32>)
+func.func @dot(%a: tensor<1000xf32>, %b: tensor<1000xf32>, %o: tensor<f32>) -> tensor<f32> {
+  %r = linalg.dot ins(%a, %b : tensor<1000xf32>, tensor<1000xf32>) outs(%o : tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
 }

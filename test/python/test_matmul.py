@@ -107,7 +107,12 @@ MATVEC_SHAPES = [((64, 64), (64,)), ((67, 131), (131,)), ((8, 4096), (4096,)),
                  ((64,), (64, 64)), ((131,), (131, 67)), ((4096,), (4096, 8)),
                  ((7,), (7, 300)), ((300,), (300, 1000)), ((9,), (9, 129)),
                  ((3, 130, 70), (70,)), ((70,), (3, 70, 130)),
-                 ((2, 3, 40, 72), (72,))]
+                 ((2, 3, 40, 72), (72,)),
+                 # Fewer rows than a tile, and rows a tile leaves over.
+                 ((1, 5000), (5000,)), ((3, 700), (700,)), ((13, 300), (300,)),
+                 ((15, 64), (64,)), ((4, 2, 257), (257,)),
+                 # Dot products: one row, K in whole tiles and not.
+                 ((64,), (64,)), ((1000,), (1000,)), ((100003,), (100003,))]
 
 
 @pytest.mark.parametrize("shapes", MATVEC_SHAPES)
@@ -119,7 +124,8 @@ def test_matrix_vector_shapes(rng, shapes):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32, np.int8,
                                    np.int64])
-@pytest.mark.parametrize("shapes", [((100, 260), (260,)), ((260,), (260, 100))])
+@pytest.mark.parametrize("shapes", [((100, 260), (260,)), ((260,), (260, 100)),
+                                    ((5, 260), (260,)), ((2600,), (2600,))])
 def test_matrix_vector_dtypes(rng, dtype, shapes):
     a = integers(rng, shapes[0], dtype)
     b = integers(rng, shapes[1], dtype)
@@ -157,6 +163,15 @@ def test_matrix_vector_sums_are_accurate(rng):
     assert np.abs(got - want).max() <= 2 * np.abs((a @ v) - want).max() + 1e-3
 
 
+def test_dot_products_are_accurate(rng):
+    # As the rows of A @ x: 64-product trees added in order.
+    a = rng.standard_normal(1000000).astype(np.float32)
+    b = rng.standard_normal(1000000).astype(np.float32)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    got = run(a, b)
+    assert abs(float(got) - want) <= 2 * abs(float(a @ b) - want) + 1e-2
+
+
 def test_large_matrix_vector_products_are_vector_code(rng):
     a = integers(rng, (512, 512), np.float32)
     v = integers(rng, (512,), np.float32)
@@ -164,6 +179,13 @@ def test_large_matrix_vector_products_are_vector_code(rng):
         tiled = matmul.lower(x, y, np.empty(512, np.float32), stage="tiled")
         assert "vector.transfer_read" in tiled
         assert "linalg.matvec" not in tiled and "linalg.vecmat" not in tiled
+    # Thin ones too: 3 rows, and a dot product.
+    long = integers(rng, (65536,), np.float32)
+    thin = integers(rng, (3, 65536), np.float32)
+    tiled = matmul.lower(thin, long, np.empty(3, np.float32), stage="tiled")
+    assert "vector.reduction" in tiled and "linalg.matvec" not in tiled
+    tiled = matmul.lower(long, long, np.empty((), np.float32), stage="tiled")
+    assert "vector.reduction" in tiled and "linalg.dot" not in tiled
 
 
 def test_kernel_temporaries_are_reused_across_calls(rng, monkeypatch):

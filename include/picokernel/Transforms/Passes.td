@@ -114,24 +114,27 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
   let summary = "Tile matrix-vector products into vector code";
   let description = [{
     Rewrites each contraction of a matrix (rows contiguous) with a vector,
-    on either side and possibly batched (`linalg.matvec`, `linalg.vecmat`
-    and their generic forms on tensors with static shapes, at least
+    on either side, or of two vectors, possibly batched (`linalg.matvec`,
+    `linalg.vecmat`, `linalg.dot` and their generic forms on tensors with static shapes, at least
     `min-iterations` multiply-adds), into vector code:
 
-    - `A @ x`: tiles of 8 rows times 4 vectors of columns (the target's
+    - `A @ x`: tiles of 8 rows (all of fewer; the rows 8 leave over as
+      one thinner tile) times 4 vectors of columns (the target's
       `vector-bits`; 0: the host's), each row's 4-vector chunk of products
       summed as a tree (reassociated) and added to the row's sum, kept in
       registers across the columns (so the sum over K is in order by
-      chunks: its rounding error grows with K / chunk, not K);
+      chunks: its rounding error grows with K / chunk, not K); a dot
+      product `x @ y` (`linalg.dot`) is one such row;
     - `x @ A`: blocks of 1024 columns, each a loop over A's rows adding
       `x[k]` times 8 rows at a time to the block of the result, 4 vectors
       of columns at a time, so that A streams row by row (the sum over K
       is in order, as the loop nest's).
 
     The row and column tiles run in parallel (`scf.forall`) when the
-    product has at least `parallel-threshold` multiply-adds. The rows and
-    columns the tiles do not divide are split off (`linalg::splitOp`) and
-    stay loop nests.
+    product has at least `parallel-threshold` multiply-adds. The columns
+    (and for `x @ A`, rows) the tiles do not divide are split off
+    (`linalg::splitOp`) and stay loop nests. Products shorter than one
+    column tile keep their loop nest.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
