@@ -226,9 +226,18 @@ struct VectorizeMatvecPass
     Operation *main = split->first;
     unsigned numLoops = ranges.size();
     int64_t columns = ranges[matvec.column()] - ranges[matvec.column()] % nTile;
+    // Blocks as wide as 16 KiB of the result (fewer, longer streams of A's
+    // rows), at least two when they run in parallel.
+    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    int64_t columnBlock = std::max<int64_t>(
+        nTile, kColumnBlockBytes /
+                   std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8));
+    if (parallel)
+      columnBlock =
+          std::min<int64_t>(columnBlock, llvm::divideCeil(columns, 2));
     SmallVector<int64_t> blocks(numLoops, 0);
     blocks[matvec.column()] =
-        llvm::alignTo(mlir::pk::evenChunk(columns, kColumnBlock), nTile);
+        llvm::alignTo(mlir::pk::evenChunk(columns, columnBlock), nTile);
     for (unsigned b : matvec.dims.batch)
       blocks[b] = 1;
     SmallVector<int64_t> rows(numLoops, 0);
@@ -266,8 +275,10 @@ struct VectorizeMatvecPass
   /// Rows of A each step of a vector-matrix block adds at once (fewer
   /// loads and stores of the result per element of A).
   static constexpr int64_t kRowStep = 8;
-  /// Columns of A each vector-matrix block takes: a 4 KiB page of float32.
-  static constexpr int64_t kColumnBlock = 1024;
+  /// Bytes of the result each vector-matrix block takes (kept in L1 while
+  /// A's rows stream past): 4096 float32 columns, whose 16 KiB rows of A
+  /// stream further than the prefetchers' 4 KiB pages.
+  static constexpr int64_t kColumnBlockBytes = int64_t(16) << 10;
 };
 
 } // namespace

@@ -125,7 +125,9 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
       registers across the columns (so the sum over K is in order by
       chunks: its rounding error grows with K / chunk, not K); a dot
       product `x @ y` (`linalg.dot`) is one such row;
-    - `x @ A`: blocks of 1024 columns, each a loop over A's rows adding
+    - `x @ A`: blocks of 16 KiB of the result (4096 float32 columns; at
+      least two blocks when they run in parallel), each a loop over A's
+      rows adding
       `x[k]` times 8 rows at a time to the block of the result, 4 vectors
       of columns at a time, so that A streams row by row (the sum over K
       is in order, as the loop nest's).
