@@ -50,9 +50,11 @@ bool fillsTiles(linalg::LinalgOp op, int64_t vectorBits, int64_t kBlock) {
          sizes[dims->k.front()] >= kBlock;
 }
 
-/// When the tiles divide C, makes the packed contraction write C itself,
-/// viewed as [.., M/mb, mb, N/nb, nb] (an expand_shape, no copy), instead of
-/// a packed copy of C unpacked afterwards: two passes over C fewer.
+/// Makes the packed contraction write C in its own layout, viewed as
+/// [.., M/mb, mb, N/nb, nb] (an expand_shape, no copy), instead of a packed
+/// copy of C unpacked afterwards: two passes over C fewer when the tiles
+/// divide C. When they do not, and C starts as a fill, it writes a padded
+/// C in that layout, whose slice is the result (one pass fewer).
 void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed) {
   auto generic =
       dyn_cast<linalg::GenericOp>(packed.packedLinalgOp.getOperation());
@@ -70,8 +72,13 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed) {
       !isIdentityPermutation(pack.getOuterDimsPerm()))
     return;
   if (positions.size() != 2 || positions[0] != rank - 2 ||
-      positions[1] != rank - 1 || type.getShape()[rank - 2] % tiles[0] != 0 ||
-      type.getShape()[rank - 1] % tiles[1] != 0)
+      positions[1] != rank - 1 || !type.hasStaticShape())
+    return;
+  auto fill = pack.getSource().getDefiningOp<linalg::FillOp>();
+  bool fillsNew = fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+  bool divides = type.getShape()[rank - 2] % tiles[0] == 0 &&
+                 type.getShape()[rank - 1] % tiles[1] == 0;
+  if (!divides && !fillsNew)
     return;
 
   Location loc = generic.getLoc();
@@ -82,18 +89,20 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed) {
     groups.push_back({int64_t(shape.size())});
     shape.push_back(type.getShape()[d]);
   }
+  SmallVector<int64_t> padded(type.getShape());
   for (int64_t i = 0; i < 2; ++i) {
     int64_t first = shape.size();
     groups.push_back({first, first + 1});
-    shape.push_back(type.getShape()[rank - 2 + i] / tiles[i]);
+    int64_t outer = llvm::divideCeil(type.getShape()[rank - 2 + i], tiles[i]);
+    shape.push_back(outer);
     shape.push_back(tiles[i]);
+    padded[rank - 2 + i] = outer * tiles[i];
   }
   auto expandedType = RankedTensorType::get(shape, type.getElementType());
   // A fill of a new tensor stays one (empty-tensor elimination then finds
   // the tensor.empty); other initial values are viewed expanded.
   Value expanded;
-  auto fill = pack.getSource().getDefiningOp<linalg::FillOp>();
-  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
+  if (fillsNew) {
     Value empty =
         tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
     expanded = linalg::FillOp::create(rewriter, loc, fill.getInputs(), empty)
@@ -118,12 +127,23 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed) {
                               replacement.getRegion().end());
   rewriter.setInsertionPoint(unpack);
   Value result = tensor::CollapseShapeOp::create(
-      rewriter, unpack.getLoc(), unpack.getDest().getType(),
+      rewriter, unpack.getLoc(),
+      RankedTensorType::get(padded, type.getElementType()),
       replacement.getResult(0), groups);
-  rewriter.replaceOp(unpack, result);
+  if (divides) {
+    rewriter.replaceOp(unpack, result);
+    mlir::pk::storeWithoutCollapse(
+        rewriter, cast<tensor::CollapseShapeOp>(result.getDefiningOp()));
+  } else {
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
+        strides(rank, rewriter.getIndexAttr(1)), sizes;
+    for (int64_t size : type.getShape())
+      sizes.push_back(rewriter.getIndexAttr(size));
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        unpack, cast<RankedTensorType>(unpack.getDest().getType()), result,
+        offsets, sizes, strides);
+  }
   rewriter.eraseOp(generic);
-  mlir::pk::storeWithoutCollapse(
-      rewriter, cast<tensor::CollapseShapeOp>(result.getDefiningOp()));
   rewriter.eraseOp(pack);
   packed.packedLinalgOp = cast<linalg::LinalgOp>(replacement.getOperation());
 }

@@ -5,8 +5,9 @@
 // Row panels in parallel (scf.forall), column panels and K blocks in
 // scf.for loops; the 8 x 32 C tile starts from zero (C is not filled: one
 // chunk of K covers all of it), is carried in registers (a vector
-// iter_arg) and written after the K loop; each K step is
-// broadcast-times-row FMAs. The packs become pads and transposes.
+// iter_arg) and written after the K loop, into a padded C in row-major
+// order whose slice is the result; each K step is broadcast-times-row FMAs.
+// The packs become pads and transposes.
 // CHECK-LABEL: func.func @odd
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // CHECK-NOT: linalg.pack
@@ -15,7 +16,7 @@
 // CHECK: tensor.pad %arg1 low[0, 0] high[2, 26]
 // CHECK: linalg.transpose
 // CHECK-NOT: linalg.fill
-// CHECK: %[[C:.*]] = tensor.empty() : tensor<13x3x8x32xf32>
+// CHECK: %[[C:.*]] = tensor.empty() : tensor<13x8x3x32xf32>
 // CHECK: scf.forall (%[[M:.*]]) in (13) shared_outs(%{{.*}} = %[[C]])
 // CHECK: scf.for %[[N:.*]] = %c0 to %c3
 // CHECK: scf.for %[[K:.*]] = %c0 to %c8 {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
@@ -24,9 +25,10 @@
 // CHECK-COUNT-32: vector.fma {{.*}} : vector<32xf32>
 // CHECK-NOT: vector.fma
 // CHECK: scf.yield {{.*}} : vector<8x32xf32>
-// CHECK: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<1x3x8x32xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<8x1x32xf32>, tensor<1x8x3x32xf32>
 // CHECK: scf.forall.in_parallel
-// CHECK: tensor.extract_slice {{.*}}[0, 0] [100, 70] [1, 1] : tensor<104x96xf32> to tensor<100x70xf32>
+// CHECK: %[[PADDED:.*]] = tensor.collapse_shape {{.*}} : tensor<13x8x3x32xf32> into tensor<104x96xf32>
+// CHECK: tensor.extract_slice %[[PADDED]][0, 0] [100, 70] [1, 1] : tensor<104x96xf32> to tensor<100x70xf32>
 // CHECK-NOT: pk.packed_matmul
 // CHECK-NOT: linalg.unpack
 // With 256 bytes of an A row panel (2 blocks of 8 x 4 float32), K's 8
