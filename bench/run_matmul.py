@@ -85,6 +85,7 @@ if library == "numpy":
             np.matmul(a, b, out=o)
 elif library == "jax":
     import jax
+    jax.config.update("jax_enable_x64", True)  # float64 stays float64
     import jax.numpy as jnp
     if kind == "epilogue":
         @jax.jit
