@@ -217,6 +217,8 @@ struct VectorizeMatvecPass
     int64_t nTile = 4 * lanes;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     Location loc = op.getLoc();
+    // (Read before splitting: the split replaces `op`.)
+    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
     FailureOr<std::pair<Operation *, Operation *>> split =
         splitAtMultiple(rewriter, op, matvec.column(), nTile);
     if (succeeded(split) && ranges[matvec.row()] >= kRowStep)
@@ -228,7 +230,6 @@ struct VectorizeMatvecPass
     int64_t columns = ranges[matvec.column()] - ranges[matvec.column()] % nTile;
     // Blocks as wide as 16 KiB of the result (fewer, longer streams of A's
     // rows), at least two when they run in parallel.
-    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
     int64_t columnBlock = std::max<int64_t>(
         nTile, kColumnBlockBytes /
                    std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8));
