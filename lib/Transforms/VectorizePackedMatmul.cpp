@@ -151,8 +151,11 @@ struct VectorizePackedMatmulPass
     if (failed(applyOpPatternsGreedily({consumer.getOperation()},
                                        std::move(patterns), config)))
       return;
-    if (collapse->use_empty())
-      rewriter.eraseOp(collapse);
+    // The old reshape, dead now (found again: the driver may have erased
+    // it).
+    for (Operation *user : llvm::make_early_inc_range(outermost->getUsers()))
+      if (isa<tensor::CollapseShapeOp>(user) && user->use_empty())
+        rewriter.eraseOp(user);
     if (!outermost->getResult(0).hasOneUse())
       return;
     auto expanded = dyn_cast<linalg::GenericOp>(*outermost->getUsers().begin());
