@@ -225,18 +225,18 @@ private:
   Value sumColumn(int64_t j) {
     return addi(columnBase, addi(threadColumn, index(j * tile.threadColumns)));
   }
-  /// Whether (row, column) lies in C: only checked where the tiles do not
-  /// divide it.
+  /// Whether `position` lies below `extent`, or null where tiles of
+  /// `tileSize` divide the extent (no check needed).
+  Value within(Value position, int64_t extent, int64_t tileSize) {
+    return extent % tileSize != 0 ? below(position, extent) : Value();
+  }
+  /// Whether (row, column) lies in C, or null where the tiles divide it.
   Value inC(Value row, Value column) {
-    Value inBounds;
-    if (loops.rows % tile.rows != 0)
-      inBounds = below(row, loops.rows);
-    if (loops.columns % tile.columns != 0) {
-      Value columnIn = below(column, loops.columns);
-      inBounds = inBounds ? arith::AndIOp::create(b, loc, inBounds, columnIn)
-                          : columnIn;
-    }
-    return inBounds;
+    Value rowIn = within(row, loops.rows, tile.rows);
+    Value columnIn = within(column, loops.columns, tile.columns);
+    if (rowIn && columnIn)
+      return arith::AndIOp::create(b, loc, rowIn, columnIn);
+    return rowIn ? rowIn : columnIn;
   }
 
   SmallVector<Value> initialSums(std::optional<TypedAttr> initialFill) {
@@ -315,20 +315,16 @@ private:
     stage(op.getDpsInputOperand(0), lhsTile, tile.rows, depth,
           [&](Value row, Value column) {
             Value globalRow = addi(rowBase, row);
-            Value inBounds;
-            if (loops.rows % tile.rows != 0)
-              inBounds = below(globalRow, loops.rows);
             return std::make_pair(
-                loopIndices(globalRow, nullptr, addi(k, column)), inBounds);
+                loopIndices(globalRow, nullptr, addi(k, column)),
+                within(globalRow, loops.rows, tile.rows));
           });
     stage(op.getDpsInputOperand(1), rhsTile, depth, tile.columns,
           [&](Value row, Value column) {
             Value globalColumn = addi(columnBase, column);
-            Value inBounds;
-            if (loops.columns % tile.columns != 0)
-              inBounds = below(globalColumn, loops.columns);
             return std::make_pair(
-                loopIndices(nullptr, globalColumn, addi(k, row)), inBounds);
+                loopIndices(nullptr, globalColumn, addi(k, row)),
+                within(globalColumn, loops.columns, tile.columns));
           });
     gpu::BarrierOp::create(b, loc);
     auto loop = scf::ForOp::create(
