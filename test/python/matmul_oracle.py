@@ -1,4 +1,5 @@
-"""Operands and NumPy's results for the matmul tests of every backend.
+"""Operands, NumPy's results and shared checks for the matmul tests of every
+backend.
 
 Floating-point operands hold small integers, so that every partial sum is
 exact and any summation order gives NumPy's result bit for bit.
@@ -33,3 +34,53 @@ def product_like(a, b, fill=7, dtype=None):
             dtype = np.matmul(a, b).dtype
     shape = np.matmul(np.zeros(a.shape, np.int8), np.zeros(b.shape, np.int8)).shape
     return np.full(shape, fill, dtype=dtype)
+
+
+def run_into(matmul, a, b):
+    """matmul(a, b, o) into a fresh output of a @ b's shape and dtype."""
+    o = product_like(a, b)
+    matmul(a, b, o)
+    return o
+
+
+def check_views_and_transposes(matmul, rng):
+    base = integers(rng, (300, 260), np.float32)
+    other = integers(rng, (260, 300), np.float32)
+    for a, b in [(base[::2, 1:], other[1:, ::3]), (other.T, base.T),
+                 (base[::-1], other[:, ::-1])]:
+        np.testing.assert_array_equal(run_into(matmul, a, b), a @ b)
+
+
+def check_output_is_an_operand(matmul, rng, n):
+    a = integers(rng, (n, n), np.float32)
+    b = integers(rng, (n, n), np.float32)
+    want = a @ b
+    matmul(a, b, a)  # o aliases a: the product of the old a
+    np.testing.assert_array_equal(a, want)
+    c = integers(rng, (n, n), np.float32)
+    want = c @ c
+    matmul(c, c, c)
+    np.testing.assert_array_equal(c, want)
+
+
+def check_special_values(matmul, rng):
+    a = integers(rng, (70, 64), np.float32)
+    b = integers(rng, (64, 50), np.float32)
+    a[3, 5] = np.inf
+    a[10, :] = -np.inf
+    b[7, 9] = np.nan
+    b[:, 20] = 0.0
+    a[20, 0] = -0.0
+    with np.errstate(invalid="ignore"):
+        got, want = run_into(matmul, a, b), a @ b
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    mask = ~np.isnan(want)
+    np.testing.assert_array_equal(got[mask], want[mask])
+    np.testing.assert_array_equal(np.signbit(got[mask]), np.signbit(want[mask]))
+
+
+def check_empty_and_zero_k(matmul):
+    for m, k, n in [(0, 40, 50), (40, 0, 50), (40, 50, 0)]:
+        a = np.ones((m, k), np.float32)
+        b = np.ones((k, n), np.float32)
+        np.testing.assert_array_equal(run_into(matmul, a, b), a @ b)
