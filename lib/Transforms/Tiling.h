@@ -9,6 +9,7 @@
 #ifndef PICOKERNEL_LIB_TRANSFORMS_TILING_H
 #define PICOKERNEL_LIB_TRANSFORMS_TILING_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
@@ -45,6 +46,16 @@ LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
 /// (empty-tensor elimination does not see through reshapes).
 void storeWithoutCollapse(RewriterBase &rewriter,
                           tensor::CollapseShapeOp collapse);
+
+/// `pack` (static shapes, tiling the trailing dimensions of its source) as
+/// loops over its destination's outer dimensions, the outermost an
+/// scf.forall when `parallel`, each step moving one tile as a vector: read
+/// from the source (past its end, the padding value), transposed to the
+/// tile's order, written whole. One pass over the source where a lowered
+/// pack with padding takes three (fill, copy, transpose). Replaces `pack`
+/// and returns its value; fails, changing nothing, for other packs.
+FailureOr<Value> packWithVectors(RewriterBase &rewriter, linalg::PackOp pack,
+                                 bool parallel);
 
 /// The first op of type `OpTy` nested in `root`.
 template <typename OpTy> OpTy findFirst(Operation *root) {

@@ -375,6 +375,13 @@ struct VectorizePackedMatmulPass
       auto producer = pack.getSource().getDefiningOp<linalg::GenericOp>();
       bool fusible = producer && producer->hasOneUse() &&
                      linalg::isElementwise(producer) && !pack.getPaddingValue();
+      // Tile by tile, in one pass (in parallel when large), unless an
+      // elementwise producer fuses into the lowered pack's transpose.
+      bool parallel = parallelThreshold > 0 &&
+                      pack.getDestType().getNumElements() >= parallelThreshold;
+      if (!fusible &&
+          succeeded(mlir::pk::packWithVectors(rewriter, pack, parallel)))
+        continue;
       FailureOr<linalg::LowerPackResult> lowered =
           linalg::lowerPack(rewriter, pack);
       if (failed(lowered))

@@ -7,14 +7,16 @@
 // chunk of K covers all of it), is carried in registers (a vector
 // iter_arg) and written after the K loop, into a padded C in row-major
 // order whose slice is the result; each K step is broadcast-times-row FMAs.
-// The packs become pads and transposes.
+// The packs are loops that move a tile per step, reading zeros past the
+// operands' ends (vectorize-packed-matmul-packs.mlir).
 // CHECK-LABEL: func.func @odd
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // CHECK-NOT: linalg.pack
-// CHECK: tensor.pad %arg0 low[0, 0] high[4, 2]
-// CHECK: linalg.transpose
-// CHECK: tensor.pad %arg1 low[0, 0] high[2, 26]
-// CHECK: linalg.transpose
+// CHECK: %[[PAD:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: scf.forall (%{{.*}}) in (13)
+// CHECK: vector.transfer_read %arg0[%{{.*}}, %{{.*}}], %[[PAD]] : tensor<100x30xf32>, vector<8x4xf32>
+// CHECK: scf.forall (%{{.*}}) in (3)
+// CHECK: vector.transfer_read %arg1[%{{.*}}, %{{.*}}], %[[PAD]] : tensor<30x70xf32>, vector<4x32xf32>
 // CHECK-NOT: linalg.fill
 // CHECK: %[[C:.*]] = tensor.empty() : tensor<13x8x3x32xf32>
 // CHECK: scf.forall (%[[M:.*]]) in (13) shared_outs(%{{.*}} = %[[C]])
@@ -64,7 +66,7 @@ func.func @odd(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> tensor<100x70xf
 // parallel (then row panels do not); C is not zero-filled here, so the
 // tiles start from it.
 // CHECK-LABEL: func.func @batch
-// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<4x8x8x2x32xi32>)
 // CHECK-NOT: scf.forall
 // CHECK: %[[OLD:.*]] = vector.transfer_read
 // CHECK: iter_args(%{{.*}} = %[[OLD]]) -> (vector<8x32xi32>)
