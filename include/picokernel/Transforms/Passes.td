@@ -62,8 +62,8 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
 
     - batches (`scf.forall` when the matmul has at least
       `parallel-threshold` multiply-adds and there is more than one);
-    - chunks of K such that a row panel of A over the chunk
-      (`k-panel-bytes`) stays in L1 while it passes the column panels;
+    - chunks of K such that a row panel of A over the chunk is at most
+      `k-panel-bytes` (each chunk after the first rereads C);
     - blocks of column panels such that their chunk of B
       (`b-block-bytes`) stays in L2 while every row panel passes it;
     - row panels (`scf.forall`, on every core, when the batches are not);
@@ -75,10 +75,13 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
     it stays in registers; C's rows are written in order. A C that is
     zero-filled is not filled: the first chunk of K starts its tiles from
     zero. Works on tensors, before bufferization (hoisting does not see
-    through memref views). The packs and unpacks are then lowered to pads,
-    transposes and slices, which bufferize; a single-use elementwise
-    producer of an unpadded pack (a cast, a scale) is fused into the pack's
-    transpose, so that it makes no full-size temporary.
+    through memref views). Each pack becomes loops over its packed outer
+    dimensions (the outermost in parallel when large) that move one tile
+    per step as a vector, read past the operand's end as the padding value:
+    one pass over the operand. A single-use elementwise producer of an
+    unpadded pack (a cast, a scale) is instead fused into the transpose of
+    the pack's upstream lowering, so that it makes no full-size temporary;
+    unpacks become slices.
 
     An elementwise consumer of the product (bias, activation, residual,
     cast; `scf::tileAndFuseConsumer` after expanding it to C's packed
@@ -96,8 +99,8 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
            "(0: never)">,
     Option<"kPanelBytes", "k-panel-bytes", "int64_t",
            /*default=*/"::pk::defaults::kMatmulKPanelBytes",
-           "Bytes of an A row panel's chunk of K (kept in L1 while it passes "
-           "the column panels of B)">,
+           "Bytes of an A row panel's chunk of K (the column panels of B "
+           "stream past it)">,
     Option<"bBlockBytes", "b-block-bytes", "int64_t",
            /*default=*/"::pk::defaults::kMatmulBBlockBytes",
            "Bytes of the block of B's column panels a chunk of K covers "

@@ -40,6 +40,23 @@ TEST(Workspace, LargeBlocksAreReusedOnTheNextCall) {
   workspaceFree(larger);
 }
 
+TEST(Workspace, BlocksOfHugePagesAreUsableAndReused) {
+  // From 2 MiB up, blocks are mappings of their own (huge pages where the
+  // system has them); every byte is usable, and they are kept like others.
+  for (size_t bytes : {size_t(2) << 20, (size_t(3) << 20) + 7}) {
+    auto *block = static_cast<unsigned char *>(workspaceAllocate(bytes));
+    ASSERT_NE(block, nullptr);
+    EXPECT_TRUE(aligned16(block));
+    std::memset(block, 0xab, bytes);
+    EXPECT_EQ(block[0], 0xab);
+    EXPECT_EQ(block[bytes - 1], 0xab);
+    workspaceFree(block);
+    void *again = workspaceAllocate(bytes);
+    EXPECT_EQ(again, block);
+    workspaceFree(again);
+  }
+}
+
 TEST(Workspace, SmallBlocksAndNullBehaveAsMalloc) {
   workspaceFree(nullptr);
   void *tiny = workspaceAllocate(0);
