@@ -54,6 +54,20 @@ def test_dtypes(rng, dtype, m, k, n):
     np.testing.assert_array_equal(run(a, b), expected(a, b, dtype))
 
 
+# Packed products whose every dimension overruns its tile by a little
+# (rows of 8, columns of 32 or 16 lanes, K steps of 4): the packs read past
+# the operands' ends as zeros, with masked vector loads, in one pass.
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16,
+                                   ml_dtypes.bfloat16, np.int32, np.int8])
+@pytest.mark.parametrize("shape_a,shape_b", [
+    ((9, 5), (5, 1000)), ((1000, 5), (5, 17)), ((17, 1001), (1001, 33)),
+    ((3, 9, 7), (3, 7, 513)), ((2, 65, 6), (6, 4097 // 64))])
+def test_padded_packs_in_every_dimension(rng, dtype, shape_a, shape_b):
+    a = integers(rng, shape_a, dtype, -2, 3)
+    b = integers(rng, shape_b, dtype, -2, 3)
+    np.testing.assert_array_equal(run(a, b), expected(a, b, dtype))
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32])
 def test_integers_wrap_as_numpy(rng, dtype):
     info = np.iinfo(dtype)
