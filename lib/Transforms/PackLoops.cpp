@@ -35,6 +35,8 @@ FailureOr<PackTiles> tilesOf(linalg::PackOp pack) {
   int64_t rank = source.getRank();
   ArrayRef<int64_t> positions = pack.getInnerDimsPos();
   ArrayRef<int64_t> innerTiles = pack.getStaticInnerTiles();
+  if (positions.empty())
+    return failure();
   PackTiles tiles;
   tiles.firstTiled = rank - int64_t(positions.size());
   tiles.tiles.assign(positions.size(), 0);

@@ -55,3 +55,26 @@ func.func @untiled_inner(%s: tensor<16x8xf32>) -> tensor<4x8x4xf32> {
   %p = linalg.pack %s inner_dims_pos = [0] inner_tiles = [4] into %e : tensor<16x8xf32> -> tensor<4x8x4xf32>
   return %p : tensor<4x8x4xf32>
 }
+
+// A vector packs one row of the result per step (small: not in
+// parallel); a pack without inner tiles is a transpose, as upstream lowers
+// it.
+// CHECK-LABEL: func.func @vector_pack
+// CHECK: scf.for %[[I:.*]] = %c0 to %c3 step %c1
+// CHECK: %[[AT:.*]] = arith.muli %[[I]], %c4
+// CHECK: vector.transfer_read %arg0[%[[AT]]], %{{.*}} : tensor<10xf32>, vector<4xf32>
+// CHECK: vector.transfer_write {{.*}} {in_bounds = [true]} : vector<4xf32>, tensor<3x4xf32>
+// CHECK-LABEL: func.func @no_tiles
+// CHECK: linalg.transpose
+func.func @vector_pack(%s: tensor<10xf32>) -> tensor<3x4xf32> {
+  %pad = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x4xf32>
+  %p = linalg.pack %s padding_value(%pad : f32) inner_dims_pos = [0] inner_tiles = [4] into %e : tensor<10xf32> -> tensor<3x4xf32>
+  return %p : tensor<3x4xf32>
+}
+
+func.func @no_tiles(%s: tensor<4x6xf32>) -> tensor<6x4xf32> {
+  %e = tensor.empty() : tensor<6x4xf32>
+  %p = linalg.pack %s outer_dims_perm = [1, 0] inner_dims_pos = [] inner_tiles = [] into %e : tensor<4x6xf32> -> tensor<6x4xf32>
+  return %p : tensor<6x4xf32>
+}
