@@ -66,7 +66,6 @@ TileMove tileMove(RewriterBase &rewriter, linalg::PackOp pack,
   int64_t rank = sourceType.getRank();
   int64_t count = tiles.tiles.size();
   MLIRContext *context = rewriter.getContext();
-  rewriter.setInsertionPoint(pack);
 
   // Read in source order, with the elements past the source's end read as
   // the padding value; then in the order of the destination's tile.

@@ -1,8 +1,8 @@
 //===- Tiling.h - shared steps of the matmul tiling passes ------*- C++ -*-===//
 //
 // Private to the transforms: the host's vector width, tiling one op into
-// loops, and chunk sizes, as pk-pack-matmul, pk-vectorize-packed-matmul and
-// pk-vectorize-matvec use them.
+// loops, chunk sizes and packs as tile loops, as pk-pack-matmul,
+// pk-vectorize-packed-matmul and pk-vectorize-matvec use them.
 //
 //===----------------------------------------------------------------------===//
 

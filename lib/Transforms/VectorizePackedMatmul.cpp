@@ -356,8 +356,9 @@ struct VectorizePackedMatmulPass
     return applyPatternsGreedily(getOperation(), std::move(patterns), config);
   }
 
-  /// The packs and unpacks as pads, transposes and slices (which
-  /// bufferize).
+  /// The packs as loops moving a tile per step (packWithVectors), or as
+  /// upstream's reshapes and transposes where an elementwise producer fuses
+  /// into them; the unpacks as slices. All of them bufferize.
   LogicalResult lowerPacks(RewriterBase &rewriter) {
     SmallVector<linalg::PackOp> packs;
     SmallVector<linalg::UnPackOp> unpacks;
