@@ -83,6 +83,138 @@ LogicalResult startFromZero(RewriterBase &rewriter, scf::ForOp kLoop,
   return success(found);
 }
 
+/// The elementwise consumer of `op`'s C (bias, activation, residual, cast),
+/// rewritten over C's tiled layout [.., M/mb, mb, N/nb, nb] so that the
+/// loops of the register tiles can tile it, with the product fused into
+/// them; null when C has no such consumer or its body has no vector form
+/// (C's uses are then unchanged).
+linalg::GenericOp expandEpilogue(RewriterBase &rewriter, linalg::GenericOp op) {
+  Value product = op->getResult(0);
+  if (!product.hasOneUse())
+    return {};
+  auto collapse = dyn_cast<tensor::CollapseShapeOp>(*product.user_begin());
+  if (!collapse || !collapse->hasOneUse())
+    return {};
+  auto consumer = dyn_cast<linalg::GenericOp>(*collapse->user_begin());
+  // Vectors of i1 would move to and from memory as bits, not NumPy's bytes.
+  auto isBool = [](Type type) {
+    return getElementTypeOrSelf(type).isInteger(1);
+  };
+  if (!consumer || !linalg::isElementwise(consumer) ||
+      consumer.getNumDpsInits() != 1 || !consumer.hasPureTensorSemantics() ||
+      llvm::any_of(consumer->getOperandTypes(), isBool) ||
+      failed(linalg::vectorizeOpPrecondition(consumer)))
+    return {};
+  linalg::ControlFusionFn intoConsumer = [&](OpOperand *operand) {
+    return operand->getOwner() == consumer.getOperation() &&
+           operand->get() == collapse.getResult();
+  };
+  RewritePatternSet patterns(op.getContext());
+  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, intoConsumer);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  if (failed(applyOpPatternsGreedily({consumer.getOperation()},
+                                     std::move(patterns), config)))
+    return {};
+  // The old reshape, dead now (found again: the driver may have erased it).
+  for (Operation *user : llvm::make_early_inc_range(product.getUsers()))
+    if (isa<tensor::CollapseShapeOp>(user) && user->use_empty())
+      rewriter.eraseOp(user);
+  if (!product.hasOneUse())
+    return {};
+  auto expanded = dyn_cast<linalg::GenericOp>(*product.user_begin());
+  if (!expanded)
+    return {};
+  // A reshaped empty output is an empty tensor of the tiled layout, which
+  // bufferization then places in the caller's buffer.
+  for (OpOperand &init : expanded.getDpsInitsMutable()) {
+    auto reshape = init.get().getDefiningOp<tensor::ExpandShapeOp>();
+    auto type = cast<RankedTensorType>(init.get().getType());
+    if (!reshape || !reshape.getSrc().getDefiningOp<tensor::EmptyOp>() ||
+        !type.hasStaticShape())
+      continue;
+    rewriter.setInsertionPoint(expanded);
+    Value empty = tensor::EmptyOp::create(
+        rewriter, reshape.getLoc(), type.getShape(), type.getElementType());
+    rewriter.modifyOpInPlace(expanded, [&] { init.set(empty); });
+  }
+  return expanded;
+}
+
+/// Tiles `epilogue` into loops of `type` by `sizes` of the product's loop
+/// dimensions (C's dimensions: the epilogue's are C's), fusing the product
+/// (`product`) into them; both then name the tiled ops. The loops,
+/// outermost first.
+FailureOr<SmallVector<LoopLikeOpInterface>>
+tileWithEpilogue(RewriterBase &rewriter, linalg::GenericOp &epilogue,
+                 Operation *&product,
+                 ArrayRef<std::pair<unsigned, int64_t>> sizes,
+                 scf::SCFTilingOptions::LoopType type) {
+  MLIRContext *context = epilogue.getContext();
+  AffineMap result =
+      cast<linalg::LinalgOp>(product).getIndexingMapsArray().back();
+  SmallVector<int64_t> all(epilogue.getNumLoops(), 0);
+  for (auto [dim, size] : sizes) {
+    std::optional<unsigned> position =
+        result.getResultPosition(getAffineDimExpr(dim, context));
+    if (!position)
+      return failure();
+    all[*position] = size;
+  }
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(context, all));
+  options.tilingOptions.setLoopType(type);
+  options.setFusionControlFn(
+      [product](tensor::ExtractSliceOp, OpResult producer, bool)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (producer.getOwner() == product)
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(epilogue);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+  if (failed(fused) || fused->tiledAndFusedOps.size() != 2)
+    return failure();
+  for (OpResult value : epilogue->getResults()) {
+    Value replacement = fused->replacements.lookup(value);
+    if (!replacement)
+      return failure();
+    rewriter.replaceAllUsesWith(value, replacement);
+  }
+  rewriter.eraseOp(epilogue);
+  if (product->use_empty())
+    rewriter.eraseOp(product);
+  epilogue = cast<linalg::GenericOp>(fused->tiledAndFusedOps[0]);
+  product = fused->tiledAndFusedOps[1];
+  return fused->loops;
+}
+
+/// The elementwise vector ops in `root` one row (the innermost dimension)
+/// at a time: LLVM's lowering of some (math.absi) takes only 1-D vectors.
+LogicalResult unrollToRows(Operation *root) {
+  vector::UnrollVectorOptions options;
+  options.setFilterConstraint([](Operation *op) {
+    return success(op->hasTrait<OpTrait::Elementwise>());
+  });
+  options.setNativeShapeFn(
+      [](Operation *op) -> std::optional<SmallVector<int64_t>> {
+        if (op->getNumResults() != 1)
+          return std::nullopt;
+        auto type = dyn_cast<VectorType>(op->getResult(0).getType());
+        if (!type || type.getRank() < 2)
+          return std::nullopt;
+        SmallVector<int64_t> row(type.getRank(), 1);
+        row.back() = type.getShape().back();
+        return row;
+      });
+  RewritePatternSet patterns(root->getContext());
+  vector::populateVectorUnrollPatterns(patterns, options);
+  vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+  return applyPatternsGreedily(root, std::move(patterns));
+}
+
 struct VectorizePackedMatmulPass
     : public mlir::pk::impl::PkVectorizePackedMatmulBase<
           VectorizePackedMatmulPass> {
@@ -100,225 +232,180 @@ struct VectorizePackedMatmulPass
         return signalPassFailure();
     if (failed(lowerPacks(rewriter)))
       return signalPassFailure();
-    SmallVector<Operation *> rowPanels;
-    getOperation().walk([&](Operation *op) {
-      if (op->removeAttr(kRowPanelsAttrName))
-        rowPanels.push_back(op);
-    });
-    for (Operation *rows : rowPanels)
-      fuseEpilogue(rewriter, rows);
   }
 
-  /// Marks the row-panel loop of a matmul whose tiles are final there (K in
-  /// one chunk), where its elementwise consumer may fuse.
-  static constexpr StringLiteral kRowPanelsAttrName = "pk.row_panels";
+  /// The loops around a packed matmul's register tiles (outermost first),
+  /// and the tile of its fused epilogue.
+  struct TileLoops {
+    Operation *outermost = nullptr;
+    scf::ForOp kChunks; // null when K is one chunk
+    Operation *columns = nullptr;
+    Operation *kSteps = nullptr;
+    linalg::GenericOp epilogue; // null when there is none
+  };
 
-  /// Fuses the elementwise consumer of a packed matmul's result (bias,
-  /// activation, cast) into its row panels, so that it runs on each panel
-  /// of C while the panel is in L1 rather than as a pass over all of C.
-  void fuseEpilogue(RewriterBase &rewriter, Operation *rows) {
-    SmallVector<LoopLikeOpInterface> nest;
-    for (Operation *loop = rows; loop; loop = loop->getParentOp()) {
-      if (auto like = dyn_cast<LoopLikeOpInterface>(loop))
-        nest.insert(nest.begin(), like);
-      if (isa<FunctionOpInterface>(loop->getParentOp()))
-        break;
-    }
-    // Upstream's consumer fusion handles one loop (of either kind); it
-    // fails or crashes (MLIR 22) on nests such as batches around row panels.
-    if (nest.size() != 1)
-      return;
-    Operation *outermost = nest.front();
-    if (outermost->getNumResults() != 1 || !outermost->getResult(0).hasOneUse())
-      return;
-    auto collapse =
-        dyn_cast<tensor::CollapseShapeOp>(*outermost->getUsers().begin());
-    if (!collapse || !collapse->hasOneUse())
-      return;
-    auto consumer = dyn_cast<linalg::GenericOp>(*collapse->getUsers().begin());
-    if (!consumer || !linalg::isElementwise(consumer) ||
-        consumer.getNumDpsInits() != 1)
-      return;
-    // The consumer over the packed layout of C, then fused.
-    linalg::ControlFusionFn intoConsumer = [&](OpOperand *operand) {
-      return operand->getOwner() == consumer.getOperation() &&
-             operand->get() == collapse.getResult();
+  /// Tiles `op` (and the elementwise consumer of its C, when K is one
+  /// chunk) into the loops of TileLoops, down to one register tile.
+  FailureOr<TileLoops> tile(RewriterBase &rewriter, linalg::GenericOp op,
+                            const linalg::ContractionDimensions &dims) {
+    unsigned numLoops = op.getNumLoops();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    // blockPackMatmul orders each pair outer dimension first.
+    unsigned m = dims.m.front(), n = dims.n.front(), k = dims.k.front();
+    // K in chunks whose row panel of A (mb x chunk) stays in L1 while it
+    // passes every column panel of B; N in blocks whose chunk of B
+    // (chunk x nc) stays in L2 while every row panel passes it.
+    int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+    int64_t mb = ranges[dims.m.back()], nb = ranges[dims.n.back()],
+            kb = ranges[dims.k.back()];
+    int64_t kChunk = mlir::pk::evenChunk(
+        ranges[k], std::max<int64_t>(1, kPanelBytes / (mb * kb * bytes)));
+    int64_t nBlock = mlir::pk::evenChunk(
+        ranges[n],
+        std::max<int64_t>(1, bBlockBytes / (kChunk * kb * nb * bytes)));
+    // Batches in parallel, or else row panels (below).
+    bool parallel = parallelThreshold > 0 &&
+                    mlir::pk::iterationCount(op) >= parallelThreshold;
+    bool parallelBatches = false;
+    for (unsigned b : dims.batch)
+      parallelBatches |= parallel && ranges[b] > 1;
+
+    // With C final after the register tile's K loop, an elementwise consumer
+    // of C is tiled by the loops below instead, and the product fuses into
+    // them: it then runs on each tile while the tile is in registers.
+    TileLoops loops;
+    if (kChunk == ranges[k])
+      loops.epilogue = expandEpilogue(rewriter, op);
+    Operation *product = op;
+    auto tileBy =
+        [&](ArrayRef<std::pair<unsigned, int64_t>> sizes,
+            bool forall) -> FailureOr<SmallVector<LoopLikeOpInterface>> {
+      auto type = forall ? scf::SCFTilingOptions::LoopType::ForallOp
+                         : scf::SCFTilingOptions::LoopType::ForOp;
+      FailureOr<SmallVector<LoopLikeOpInterface>> tiled;
+      if (loops.epilogue) {
+        tiled =
+            tileWithEpilogue(rewriter, loops.epilogue, product, sizes, type);
+      } else {
+        SmallVector<int64_t> all(numLoops, 0);
+        for (auto [dim, size] : sizes)
+          all[dim] = size;
+        FailureOr<scf::SCFTilingResult> result =
+            mlir::pk::tileInto(rewriter, product, all, type);
+        if (failed(result))
+          return failure();
+        product = result->tiledOps.front();
+        tiled = result->loops;
+      }
+      if (succeeded(tiled) && !tiled->empty() && !loops.outermost)
+        loops.outermost = tiled->front();
+      return tiled;
     };
-    RewritePatternSet patterns(&getContext());
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, intoConsumer);
-    GreedyRewriteConfig config;
-    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-    if (failed(applyOpPatternsGreedily({consumer.getOperation()},
-                                       std::move(patterns), config)))
-      return;
-    // The old reshape, dead now (found again: the driver may have erased
-    // it).
-    for (Operation *user : llvm::make_early_inc_range(outermost->getUsers()))
-      if (isa<tensor::CollapseShapeOp>(user) && user->use_empty())
-        rewriter.eraseOp(user);
-    if (!outermost->getResult(0).hasOneUse())
-      return;
-    auto expanded = dyn_cast<linalg::GenericOp>(*outermost->getUsers().begin());
-    if (!expanded)
-      return;
-    // A reshaped empty output is an empty tensor of the packed shape, which
-    // bufferization then places in the caller's buffer.
-    for (OpOperand &init : expanded.getDpsInitsMutable()) {
-      auto reshape = init.get().getDefiningOp<tensor::ExpandShapeOp>();
-      auto type = cast<RankedTensorType>(init.get().getType());
-      if (!reshape || !reshape.getSrc().getDefiningOp<tensor::EmptyOp>() ||
-          !type.hasStaticShape())
-        continue;
-      rewriter.setInsertionPoint(outermost);
-      Value empty = tensor::EmptyOp::create(
-          rewriter, reshape.getLoc(), type.getShape(), type.getElementType());
-      rewriter.modifyOpInPlace(expanded, [&] { init.set(empty); });
+    if (!dims.batch.empty()) {
+      SmallVector<std::pair<unsigned, int64_t>> batches;
+      for (unsigned b : dims.batch)
+        batches.push_back({b, 1});
+      if (failed(tileBy(batches, parallelBatches)))
+        return failure();
     }
-    // The consumer's other operands (the reshapes the expansion made) must
-    // be available inside the loops.
-    DominanceInfo dominance(getOperation());
-    for (Value operand : expanded->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      if (!def || def == outermost ||
-          dominance.properlyDominates(def, outermost))
-        continue;
-      if (def->getBlock() != outermost->getBlock() ||
-          !llvm::all_of(def->getOperands(), [&](Value value) {
-            return dominance.properlyDominates(value, outermost);
-          }))
-        return;
-      def->moveBefore(outermost);
+    if (kChunk < ranges[k]) {
+      FailureOr<SmallVector<LoopLikeOpInterface>> chunks =
+          tileBy({{k, kChunk}}, false);
+      if (failed(chunks) || chunks->size() != 1)
+        return failure();
+      loops.kChunks = cast<scf::ForOp>(chunks->front().getOperation());
     }
-    // The result (of the fused loop, or else of the expanded consumer), in
-    // the caller's buffer.
-    Operation *result = expanded;
-    FailureOr<scf::SCFFuseConsumerOfSliceResult> fused =
-        scf::tileAndFuseConsumer(rewriter, expanded, nest);
-    if (succeeded(fused) && !fused->tiledOps.empty()) {
-      result = fused->tiledOps.front();
-      while (!isa<FunctionOpInterface>(result->getParentOp()))
-        result = result->getParentOp();
+    if (nBlock < ranges[n] && failed(tileBy({{n, nBlock}}, false)))
+      return failure();
+    // Row panels (in parallel), then column panels and K: one register
+    // tile per iteration, C's rows written in order.
+    if (failed(tileBy({{m, 1}}, parallel && !parallelBatches)))
+      return failure();
+    // K's steps tile the product alone (the epilogue has no K).
+    if (!loops.epilogue) {
+      FailureOr<SmallVector<LoopLikeOpInterface>> inner =
+          tileBy({{n, 1}, {k, 1}}, false);
+      if (failed(inner) || inner->size() != 2)
+        return failure();
+      loops.columns = inner->front();
+      loops.kSteps = inner->back();
+      return loops;
     }
-    for (Operation *user : llvm::make_early_inc_range(result->getUsers()))
-      if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(user))
-        mlir::pk::storeWithoutCollapse(rewriter, reshape);
+    FailureOr<SmallVector<LoopLikeOpInterface>> columns =
+        tileBy({{n, 1}}, false);
+    if (failed(columns) || columns->size() != 1)
+      return failure();
+    loops.columns = columns->front();
+    SmallVector<int64_t> steps(numLoops, 0);
+    steps[k] = 1;
+    FailureOr<scf::SCFTilingResult> kSteps = mlir::pk::tileInto(
+        rewriter, product, steps, scf::SCFTilingOptions::LoopType::ForOp);
+    if (failed(kSteps) || kSteps->loops.size() != 1)
+      return failure();
+    loops.kSteps = kSteps->loops.front();
+    return loops;
   }
 
   /// Loops over the outer (panel) dimensions around one register tile,
   /// whose contraction becomes FMAs on a C tile kept in registers.
   LogicalResult vectorize(RewriterBase &rewriter, linalg::GenericOp op) {
+    Location loc = op.getLoc();
+    auto fail = [&](const Twine &what) {
+      return emitError(loc, "packed matmul ") << what;
+    };
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
     if (failed(dims) || dims->m.size() != 2 || dims->n.size() != 2 ||
         dims->k.size() != 2)
       return op.emitOpError("is not a packed matmul");
-    // What is needed of `op` after tiling replaces it.
-    unsigned numLoops = op.getNumLoops();
-    Location loc = op.getLoc();
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-    auto fail = [&](const Twine &what) {
-      return emitError(loc, "packed matmul ") << what;
-    };
-    // blockPackMatmul orders each pair outer dimension first.
-    unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
-
     // A zero-filled C is not filled: the first chunk of K starts its tiles
     // from zero instead of reading them (one pass over C fewer).
     bool zeroInit = dropZeroFill(rewriter, op);
-
-    // Batches in parallel, or else row panels (below).
-    bool parallel = parallelThreshold > 0 &&
-                    mlir::pk::iterationCount(op) >= parallelThreshold;
-    bool parallelBatches = false;
-    for (unsigned b : dims->batch)
-      parallelBatches |= parallel && ranges[b] > 1;
-    Operation *outermost = nullptr;
-    Operation *current = op;
-    auto tileBy = [&](ArrayRef<std::pair<unsigned, int64_t>> sizes,
-                      bool forall) -> FailureOr<scf::SCFTilingResult> {
-      SmallVector<int64_t> all(numLoops, 0);
-      for (auto [dim, size] : sizes)
-        all[dim] = size;
-      FailureOr<scf::SCFTilingResult> tiled =
-          mlir::pk::tileInto(rewriter, current, all,
-                             forall ? scf::SCFTilingOptions::LoopType::ForallOp
-                                    : scf::SCFTilingOptions::LoopType::ForOp);
-      if (succeeded(tiled)) {
-        current = tiled->tiledOps.front();
-        if (!outermost && !tiled->loops.empty())
-          outermost = tiled->loops.front();
-      }
-      return tiled;
-    };
-    if (!dims->batch.empty()) {
-      SmallVector<std::pair<unsigned, int64_t>> batches;
-      for (unsigned b : dims->batch)
-        batches.push_back({b, 1});
-      if (failed(tileBy(batches, parallelBatches)))
-        return fail("could not be tiled into batches");
-    }
-
-    // K in chunks whose row panel of A (mb x chunk) stays in L1 while it
-    // passes every column panel of B; N in blocks whose chunk of B
-    // (chunk x nc) stays in L2 while every row panel passes it.
-    int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-    int64_t mb = ranges[dims->m.back()], nb = ranges[dims->n.back()],
-            kb = ranges[dims->k.back()];
-    int64_t kChunk = mlir::pk::evenChunk(
-        ranges[k], std::max<int64_t>(1, kPanelBytes / (mb * kb * bytes)));
-    scf::ForOp kChunks;
-    if (kChunk < ranges[k]) {
-      FailureOr<scf::SCFTilingResult> tiled = tileBy({{k, kChunk}}, false);
-      if (failed(tiled) || tiled->loops.size() != 1)
-        return fail("could not be tiled into chunks of K");
-      kChunks = cast<scf::ForOp>(tiled->loops.front());
-    }
-    int64_t nBlock = mlir::pk::evenChunk(
-        ranges[n],
-        std::max<int64_t>(
-            1, bBlockBytes / (std::min(kChunk, ranges[k]) * kb * nb * bytes)));
-    if (nBlock < ranges[n] && failed(tileBy({{n, nBlock}}, false)))
-      return fail("could not be tiled into blocks of N");
-
-    // Row panels (in parallel), then column panels and K: one register
-    // tile per iteration, C's rows written in order.
-    FailureOr<scf::SCFTilingResult> rows =
-        tileBy({{m, 1}}, parallel && !parallelBatches);
-    if (failed(rows))
-      return fail("could not be tiled into row panels");
-    if (!kChunks && rows->loops.size() == 1)
-      rows->loops.front()->setAttr(kRowPanelsAttrName, rewriter.getUnitAttr());
-    FailureOr<scf::SCFTilingResult> inner = tileBy({{n, 1}, {k, 1}}, false);
-    if (failed(inner) || inner->loops.size() != 2)
+    FailureOr<TileLoops> loops = tile(rewriter, op, *dims);
+    if (failed(loops))
       return fail("could not be tiled into register tiles");
-    Operation *kLoop = inner->loops.back();
 
     // The tile's contraction without its unit dimensions, vectorized.
-    if (failed(mlir::pk::vectorizeTileIn(rewriter, kLoop)))
+    if (failed(mlir::pk::vectorizeTileIn(rewriter, loops->kSteps)))
       return fail("could not be vectorized");
-
     // The C tile read before the K loop and written after it.
-    auto loop = cast<LoopLikeOpInterface>(kLoop);
-    moveLoopInvariantCode(loop);
-    loop = hoistLoopInvariantSubsets(rewriter, loop);
-    if (zeroInit &&
-        failed(startFromZero(rewriter, cast<scf::ForOp>(*loop), kChunks)))
+    auto kSteps = cast<LoopLikeOpInterface>(loops->kSteps);
+    moveLoopInvariantCode(kSteps);
+    kSteps = hoistLoopInvariantSubsets(rewriter, kSteps);
+    if (zeroInit && failed(startFromZero(rewriter, cast<scf::ForOp>(*kSteps),
+                                         loops->kChunks)))
       return fail("could not start its tiles from zero");
+    // The epilogue on the C tile, as vector arithmetic.
+    if (loops->epilogue &&
+        failed(mlir::pk::vectorizeTileIn(rewriter, loops->columns)))
+      return fail("could not vectorize its epilogue");
 
-    // Broadcasts of A's elements times rows of B, accumulated.
-    RewritePatternSet contracts(&getContext());
+    // Broadcasts of A's elements times rows of B, accumulated; the
+    // epilogue reads the tile the contraction wrote (in registers).
+    MLIRContext *context = &getContext();
+    RewritePatternSet contracts(context);
     vector::populateVectorReductionToContractPatterns(contracts);
     vector::populateVectorTransferPermutationMapLoweringPatterns(contracts);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(contracts);
     vector::populateCastAwayVectorLeadingOneDimPatterns(contracts);
+    vector::TransferReadOp::getCanonicalizationPatterns(contracts, context);
+    vector::TransferWriteOp::getCanonicalizationPatterns(contracts, context);
+    tensor::ExtractSliceOp::getCanonicalizationPatterns(contracts, context);
+    Operation *outermost = loops->outermost;
     if (failed(applyPatternsGreedily(outermost, std::move(contracts))))
       return fail("could not form the register tile's contraction");
-    RewritePatternSet products(&getContext());
+    RewritePatternSet products(context);
     vector::populateVectorContractLoweringPatterns(
         products, vector::VectorContractLowering::OuterProduct);
     if (failed(applyPatternsGreedily(outermost, std::move(products))))
       return fail("could not lower the contraction to FMAs");
+    if (loops->epilogue && failed(unrollToRows(outermost)))
+      return fail("could not unroll its epilogue");
+    // C, or the epilogue's result, in the caller's buffer.
+    for (Operation *user : llvm::make_early_inc_range(outermost->getUsers()))
+      if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(user))
+        mlir::pk::storeWithoutCollapse(rewriter, reshape);
     return success();
   }
 

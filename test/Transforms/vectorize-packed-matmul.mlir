@@ -1,6 +1,7 @@
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=1000},canonicalize))' | FileCheck %s
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=0},canonicalize))' | FileCheck %s --check-prefix=SERIAL
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{k-panel-bytes=256 b-block-bytes=2048},canonicalize))' | FileCheck %s --check-prefix=CHUNKS
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=1000 b-block-bytes=8192},canonicalize))' | FileCheck %s --check-prefix=NBLOCKS
 
 // Row panels in parallel (scf.forall), column panels and K blocks in
 // scf.for loops; the 8 x 32 C tile starts from zero (C is not filled: one
@@ -101,23 +102,41 @@ func.func @cast(%a: tensor<64x64xf16>, %b: tensor<64x64xf32>) -> tensor<64x64xf3
   return %r : tensor<64x64xf32>
 }
 
-// An elementwise consumer of the product (bias, tanh) runs on each row panel
-// of C right after the panel's tiles, while the panel is in L1, writing the
-// result (no full-size C is left). With K in chunks, C is final only after
+// An elementwise consumer of the product (bias, tanh) runs on each register
+// tile as the K loop leaves it, in registers, one row of the tile at a
+// time: the loops tile the consumer, the product fuses into them, and the
+// tiles of the result go to its destination (no C is left). With blocks of
+// N around the row panels as well. With K in chunks, C is final only after
 // the last chunk: the consumer stays a pass over C.
 // CHECK-LABEL: func.func @epilogue
-// CHECK: scf.forall (%[[P:.*]]) in (8) shared_outs(%[[O:.*]] = %{{.*}}) -> (tensor<8x8x2x32xf32>)
+// CHECK: %[[BIAS:.*]] = tensor.expand_shape %arg2 {{.*}} into tensor<2x32xf32>
+// CHECK: scf.forall (%{{.*}}) in (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<8x8x2x32xf32>)
+// CHECK: scf.for %[[N:.*]] = %c0 to %c2 {{.*}} iter_args(%[[OUT:.*]] = %{{.*}}) -> (tensor<1x8x2x32xf32>)
+// CHECK: %[[TILE:.*]] = scf.for {{.*}} -> (vector<8x32xf32>)
 // CHECK: vector.fma
-// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[O]][%[[P]], 0, 0, 0] [1, 8, 2, 32]
-// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x2x32xf32>, tensor<2x32xf32>) outs(%[[OUT]] : tensor<1x8x2x32xf32>)
-// CHECK: math.tanh
-// CHECK: tensor.parallel_insert_slice %[[R]] into %[[O]][%[[P]], 0, 0, 0]
+// CHECK: %[[ROW:.*]] = vector.transfer_read %[[BIAS]][%[[N]], %c0]{{.*}} : tensor<2x32xf32>, vector<32xf32>
+// CHECK: %[[FIRST:.*]] = vector.extract %[[TILE]][0] : vector<32xf32> from vector<8x32xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[FIRST]], %[[ROW]] : vector<32xf32>
+// CHECK-COUNT-7: arith.addf {{.*}} : vector<32xf32>
+// CHECK: math.tanh %[[SUM]] : vector<32xf32>
+// CHECK-COUNT-7: math.tanh {{.*}} : vector<32xf32>
+// CHECK: vector.transfer_write %{{.*}}, %[[OUT]][%c0, %c0, %[[N]], %c0] {{.*}} : vector<8x1x32xf32>, tensor<1x8x2x32xf32>
 // CHECK-NOT: linalg.generic
 // CHECK: return
 // SERIAL-LABEL: func.func @epilogue
-// SERIAL: scf.for {{.*}} -> (tensor<8x8x2x32xf32>, tensor<8x8x2x32xf32>)
-// SERIAL: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x2x32xf32>, tensor<2x32xf32>)
-// SERIAL: tensor.insert_slice
+// SERIAL: scf.for {{.*}} -> (tensor<8x8x2x32xf32>)
+// SERIAL: scf.for {{.*}} -> (tensor<1x8x2x32xf32>)
+// SERIAL: vector.fma
+// SERIAL: math.tanh {{.*}} : vector<32xf32>
+// SERIAL-NOT: linalg.generic
+// SERIAL: return
+// NBLOCKS-LABEL: func.func @epilogue
+// NBLOCKS: scf.for {{.*}} -> (tensor<8x8x2x32xf32>)
+// NBLOCKS: scf.forall (%{{.*}}) in (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<8x8x1x32xf32>)
+// NBLOCKS: vector.fma
+// NBLOCKS: math.tanh {{.*}} : vector<32xf32>
+// NBLOCKS-NOT: linalg.generic
+// NBLOCKS: return
 // CHUNKS-LABEL: func.func @epilogue
 // CHUNKS: scf.forall
 // CHUNKS: tensor.collapse_shape

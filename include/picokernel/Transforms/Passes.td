@@ -84,13 +84,16 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
     unpacks become slices.
 
     An elementwise consumer of the product (bias, activation, residual,
-    cast; `scf::tileAndFuseConsumer` after expanding it to C's packed
-    layout) runs on each row panel of C right after the panel's tiles,
-    while the panel is in L1, and writes the caller's buffer: the product
-    then leaves only a per-panel temporary. That needs C final in the row
-    panel loop, so K in one chunk, tiles that divide C, and the row panels
-    as the only loop around them (no batches or blocks of N); otherwise
-    the consumer stays a pass over C.
+    cast), expanded to C's packed layout, runs on each register tile as the
+    K loop leaves it: the loops above tile the consumer
+    (`scf::tileConsumerAndFuseProducersUsingSCF`) with the product fused
+    into them, the consumer's tile is vectorized and reads the C tile in
+    registers, and its vector ops are unrolled to rows of the tile (LLVM
+    lowers some only on 1-D vectors). The product then leaves no C at all.
+    That needs C final after the K loop, so K in one chunk, and tiles that
+    divide C; consumers reading or writing booleans (vectors of i1 would
+    move as bits) are left alone. Otherwise the consumer stays a pass over
+    C.
   }];
   let options = [
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
