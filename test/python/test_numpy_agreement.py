@@ -318,6 +318,36 @@ def test_special_values_follow_ieee(backend, dtype):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64]
+                         + ([bfloat16] if bfloat16 is not None else []))
+def test_maximum_and_minimum_of_signed_zeros_and_nans(backend, dtype):
+    """np.maximum/np.minimum give the NaN of either operand, and of equal
+    operands the second (the first for float16: NumPy's loops differ):
+    maximum(0.0, -0.0) is -0.0, over every pair of special values, in both
+    orders, and with a constant on either side (not reordered as if
+    commutative)."""
+    if backend == "vulkan" and dtype == np.float64:
+        pytest.skip("float64 on Vulkan needs shaderFloat64")
+    values = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan], dtype)
+    x, y = (a.ravel() for a in np.meshgrid(values, values))
+
+    def kernel(a, b, o1, o2, o3, o4):
+        o1[...] = np.maximum(a[...], b[...])
+        o2[...] = np.minimum(a[...], b[...])
+        o3[...] = np.maximum(-0.0, a[...])
+        o4[...] = np.minimum(a[...], -0.0)
+
+    outputs = [np.zeros_like(x) for _ in range(4)]
+    run(kernel, x, y, *outputs, backend=backend)
+    wants = [np.maximum(x, y), np.minimum(x, y),
+             np.maximum(dtype(-0.0), x), np.minimum(x, dtype(-0.0))]
+    for o, want in zip(outputs, wants):  # as float32: exact, and NaN-aware
+        o, want = o.astype(np.float32), want.astype(np.float32)
+        np.testing.assert_array_equal(o, want)
+        np.testing.assert_array_equal(np.signbit(o), np.signbit(want))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_mean_of_an_empty_array_is_nan(backend):
     def kernel(a, o):
         o[...] = a[...].mean()

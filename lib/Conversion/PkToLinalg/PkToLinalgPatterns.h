@@ -75,12 +75,22 @@ Value floatOrIntBody(OpBuilder &b, Location loc, ValueRange args,
   return IntOp::create(b, loc, args[0], args[1]);
 }
 
-/// maximum/minimum: NaN-propagating for floats, signed for integers,
-/// logical or/and for booleans (SPIR-V has no i1 max or min).
-template <typename FloatOp, typename SignedOp, typename BoolOp>
+/// maximum/minimum: for floats NumPy's (the first operand when it `wins`
+/// or is NaN, else the second: a NaN in either gives that NaN; of equal
+/// ones such as 0.0 and -0.0 the second, but the first for float16, whose
+/// NumPy loop is another), signed for integers, logical or/and for booleans
+/// (SPIR-V has no i1 max or min).
+template <arith::CmpFPredicate wins, arith::CmpFPredicate winsOrTies,
+          typename SignedOp, typename BoolOp>
 Value extremumBody(OpBuilder &b, Location loc, ValueRange args, Type element) {
-  if (isa<FloatType>(element))
-    return FloatOp::create(b, loc, args[0], args[1]);
+  if (isa<FloatType>(element)) {
+    arith::CmpFPredicate predicate = element.isF16() ? winsOrTies : wins;
+    Value first = arith::OrIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, predicate, args[0], args[1]),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, args[0],
+                              args[0]));
+    return arith::SelectOp::create(b, loc, first, args[0], args[1]);
+  }
   if (element.isInteger(1))
     return BoolOp::create(b, loc, args[0], args[1]);
   return SignedOp::create(b, loc, args[0], args[1]);

@@ -5,8 +5,15 @@
 // CHECK-LABEL: func.func @floats
 // CHECK: arith.cmpf olt
 // CHECK: arith.cmpf une
-// CHECK: arith.maximumf
-// CHECK: arith.minimumf
+// maximum: the first operand when greater or NaN, else the second (NumPy's
+// order for 0.0 and -0.0); minimum likewise when smaller.
+// CHECK: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[X]], %[[Y]] : f32
+// CHECK-NEXT: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK-NEXT: %[[FIRST:.*]] = arith.ori %[[GT]], %[[NAN]] : i1
+// CHECK-NEXT: arith.select %[[FIRST]], %[[X]], %[[Y]] : f32
+// CHECK: arith.cmpf olt
+// CHECK-NEXT: arith.cmpf uno
 // CHECK: math.absf
 // CHECK: ^bb0(%[[C:.*]]: i1, %[[T:.*]]: f32, %[[F:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[S:.*]] = arith.select %[[C]], %[[T]], %[[F]] : f32

@@ -356,11 +356,13 @@ def Pk_NegOp : Pk_Op<"neg", [Pure, Elementwise, SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
-def Pk_MaximumOp : Pk_BinaryOp<"maximum", Pk_Tensor, [Commutative]> {
+def Pk_MaximumOp : Pk_BinaryOp<"maximum", Pk_Tensor> {
   let summary = "elementwise maximum (NumPy's np.maximum)";
   let description = [{
-    The larger of the two elements; a NaN in either operand gives NaN, as
-    NumPy's `maximum` does. For booleans it is logical or.
+    The larger of the two elements; a NaN in either operand gives that NaN,
+    and of two equal elements the second (so that `maximum(0.0, -0.0)` is
+    -0.0; the first for float16), as NumPy's `maximum` does: not
+    commutative for signed zeros. For booleans it is logical or.
 
     ```mlir
     %2 = pk.maximum %0, %1 : tensor<4xf32>
@@ -369,11 +371,13 @@ def Pk_MaximumOp : Pk_BinaryOp<"maximum", Pk_Tensor, [Commutative]> {
   let hasFolder = 0;
 }
 
-def Pk_MinimumOp : Pk_BinaryOp<"minimum", Pk_Tensor, [Commutative]> {
+def Pk_MinimumOp : Pk_BinaryOp<"minimum", Pk_Tensor> {
   let summary = "elementwise minimum (NumPy's np.minimum)";
   let description = [{
-    The smaller of the two elements; a NaN in either operand gives NaN. For
-    booleans it is logical and.
+    The smaller of the two elements; a NaN in either operand gives that
+    NaN, and of two equal elements the second (`minimum(-0.0, 0.0)` is
+    0.0; the first for float16), as NumPy's `minimum` does. For booleans it
+    is logical and.
 
     ```mlir
     %2 = pk.minimum %0, %1 : tensor<4xi32>
