@@ -68,6 +68,9 @@ void mlir::pk::buildPkCpuTilingPipeline(OpPassManager &pm,
   matvec.vectorBits = options.vectorBits;
   matvec.parallelThreshold = options.parallelThreshold;
   pm.addNestedPass<func::FuncOp>(createPkVectorizeMatvec(matvec));
+  // Long reductions in blocks: partial results in parallel, then a combine
+  // (a tree of short sums, as accurate as NumPy's pairwise summation).
+  pm.addNestedPass<func::FuncOp>(createPkSplitReductions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -7,7 +7,8 @@
 //   linalg      pk-forward-stores, convert-pk-to-linalg: linalg on tensors
 //   fused       linalg-fuse-elementwise-ops: one generic per elementwise chain
 //   tiled       large matmuls packed into panels and tiled into register
-//               tiles of vector FMAs (CPU only)
+//               tiles of vector FMAs, long reductions split into parallel
+//               blocks and a combine (CPU only)
 //   bufferized  one-shot-bufferize into the caller's buffers, deallocation
 //   llvm        loops (outermost parallel via OpenMP when large), LLVM dialect
 //

@@ -161,6 +161,60 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Split long reductions into parallel blocks and a combine";
+  let description = [{
+    Rewrites each `linalg.generic` on tensors that reduces at least twice
+    `block-size` elements per result (static sizes, one result, a single
+    combiner that may be regrouped: integer add/max/min/and/or/xor,
+    `maximumf`/`minimumf`, and `addf` only with `reassoc`) into blocks of
+    `block-size` elements (upstream `linalg::splitReduction`): a generic
+    with a parallel loop over the blocks, right before the reduced loop,
+    that writes one partial result per block. Elements past the last whole
+    block are reduced on their own, from the combiner's identity.
+
+    Exact combiners (integers, max, min) then reduce the partials (and the
+    remainder's result) in one more generic. Float sums add them pairwise,
+    as NumPy's `sum` does: level by level, `p'[i] = p[i] + p[n - n/2 + i]`
+    (contiguous halves, so each level vectorizes; an odd middle element
+    carries over), the remainder's sum being one more partial; every
+    element's rounding error then grows with log2(N) instead of N (a serial
+    float32 sum of 1e8 ones stops at 2^24), and the whole reduction runs
+    its blocks on every core.
+
+    Several adjacent reduction loops that every operand keeps in order (a
+    full reduction of a 2-D array) are first folded into one
+    (`linalg::collapseOpIterationDims`). Reductions inside loops (a
+    matmul's tiles) are left alone.
+
+    Example (`block-size=1024`):
+
+    ```mlir
+    %s = linalg.generic {iterator_types = ["reduction"]}
+           ins(%x : tensor<10000xf32>) outs(%init : tensor<f32>) ...
+    // becomes
+    %rest = linalg.generic {iterator_types = ["reduction"]}
+           ins(%x[9216:10000] ...) outs(%zero : tensor<f32>) ...
+    %blocks = tensor.expand_shape %x[0:9216] ... into tensor<9x1024xf32>
+    %partial = linalg.generic {iterator_types = ["parallel", "reduction"]}
+           ins(%blocks : tensor<9x1024xf32>) outs(%slots[0:9] : tensor<9xf32>)
+    // %rest into %slots[9]; then 10 -> 5 -> 3 -> 2 -> 1 partial sums:
+    %level1 = linalg.generic {iterator_types = ["parallel"]}
+           ins(%slots[5:10], %slots[0:5] ...) outs(... : tensor<5xf32>) ...
+    ...
+    %s = linalg.generic {iterator_types = []} ins(%total) outs(%init) ...
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t",
+           /*default=*/"::pk::defaults::kReductionBlock",
+           "Elements of the reduced loop one block reduces">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def PkInlineCpuMath : Pass<"pk-inline-cpu-math", "::mlir::func::FuncOp"> {
   let summary = "Expand float32 math functions into inline polynomials";
   let description = [{

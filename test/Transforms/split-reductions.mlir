@@ -1,0 +1,170 @@
+// Long reductions become blocks reduced in parallel plus a combine; float
+// sums add their partial sums pairwise, and elements past the last whole
+// block are reduced on their own (block-size=4 keeps the shapes small).
+// RUN: pk-opt %s --pk-split-reductions=block-size=4 | FileCheck %s
+// RUN: pk-opt %s --pk-split-reductions=block-size=4 --canonicalize --cse \
+// RUN:   --one-shot-bufferize="bufferize-function-boundaries" \
+// RUN:   | FileCheck %s --check-prefix=BUF
+
+#id1 = affine_map<(d0) -> (d0)>
+#s1 = affine_map<(d0) -> ()>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#s2 = affine_map<(d0, d1) -> ()>
+#r2 = affine_map<(d0, d1) -> (d0)>
+#c2 = affine_map<(d0, d1) -> (d1)>
+
+// x.sum() of 10 float32: a remainder of 2 from the identity, 2 blocks of 4
+// in the first 2 of 3 slots, the remainder in the third, then pairwise:
+// (p0 + p2) + p1, added to the initial value.
+// CHECK-LABEL: func.func @full_sum
+// CHECK: %[[REST:.*]] = tensor.extract_slice %{{.*}}[8] [2] [1] : tensor<10xf32> to tensor<2xf32>
+// CHECK: %[[TAIL:.*]] = linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[REST]] : tensor<2xf32>)
+// CHECK: %[[HEAD:.*]] = tensor.extract_slice %{{.*}}[0] [8] [1] : tensor<10xf32> to tensor<8xf32>
+// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %[[HEAD]] {{\[\[}}0, 1]] output_shape [2, 4]
+// CHECK: %[[SLOTS:.*]] = linalg.fill {{.*}} -> tensor<3xf32>
+// CHECK: %[[FIRST:.*]] = tensor.extract_slice %[[SLOTS]][0] [2] [1]
+// CHECK: %[[PARTIAL:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[BLOCKS]] : tensor<2x4xf32>) outs(%[[FIRST]] : tensor<2xf32>)
+// CHECK: %[[WITH:.*]] = tensor.insert_slice %[[PARTIAL]] into %[[SLOTS]][0] [2] [1]
+// CHECK: tensor.insert_slice %[[TAIL]] into %[[WITH]][2] [1] [1] : tensor<f32> into tensor<3xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel"]} ins({{.*}} : tensor<1xf32>, tensor<1xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel"]} ins({{.*}} : tensor<1xf32>, tensor<1xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = []} ins(%{{.*}} : tensor<f32>) outs(%{{.*}} : tensor<f32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// The blocks write their partial sums straight into the slots' buffer.
+// BUF-LABEL: func.func @full_sum
+// BUF: %[[SLOTS:.*]] = memref.alloc() {{.*}} : memref<3xf32>
+// BUF: %[[FIRST:.*]] = memref.subview %[[SLOTS]][0] [2] [1]
+// BUF: linalg.generic {{.*}}outs(%[[FIRST]] : memref<2xf32, strided<[1]>>)
+func.func @full_sum(%x: tensor<10xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#id1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<10xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// 10 partial sums pairwise: 10 -> 5 -> 3 -> 2 -> 1, each level a new tensor
+// (the odd middle element carried over).
+// CHECK-LABEL: func.func @pairwise
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<10x4xf64>) outs(%{{.*}} : tensor<10xf64>)
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<5xf64>, tensor<5xf64>)
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<2xf64>, tensor<2xf64>)
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[2] [1] [1] : tensor<1xf64> into tensor<3xf64>
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<1xf64>, tensor<1xf64>)
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<1xf64>, tensor<1xf64>)
+// CHECK: outs(%arg1 : tensor<f64>)
+func.func @pairwise(%x: tensor<40xf64>, %init: tensor<f64>) -> tensor<f64> {
+  %r = linalg.generic {indexing_maps = [#id1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<40xf64>) outs(%init : tensor<f64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %acc, %a fastmath<reassoc> : f64
+    linalg.yield %s : f64
+  } -> tensor<f64>
+  return %r : tensor<f64>
+}
+
+// Without reassoc, a float sum keeps its order.
+// CHECK-LABEL: func.func @strict_sum
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%arg0 : tensor<10xf32>)
+func.func @strict_sum(%x: tensor<10xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#id1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<10xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// Integer sums are exact in any order: one loop combines the 10 partials.
+// CHECK-LABEL: func.func @integer_sum
+// CHECK: %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<10x4xi32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[P]] : tensor<10xi32>) outs(%arg1 : tensor<i32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addi
+func.func @integer_sum(%x: tensor<40xi32>, %init: tensor<i32>) -> tensor<i32> {
+  %r = linalg.generic {indexing_maps = [#id1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<40xi32>) outs(%init : tensor<i32>) {
+  ^bb0(%a: i32, %acc: i32):
+    %s = arith.addi %acc, %a : i32
+    linalg.yield %s : i32
+  } -> tensor<i32>
+  return %r : tensor<i32>
+}
+
+// A full reduction of a 3x4 array: its two loops folded into one of 12.
+// CHECK-LABEL: func.func @full_max_2d
+// CHECK: tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<3x4xf32> into tensor<12xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [3, 4]
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]}
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%{{.*}} : tensor<3xf32>) outs(%arg1 : tensor<f32>)
+func.func @full_max_2d(%x: tensor<3x4xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#id2, #s2], iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<3x4xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.maximumf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// Rows of 8 (a fused x * y): the blocks' loop goes inside the rows' loop,
+// and the broadcast operand is split along with the rows.
+// CHECK-LABEL: func.func @rows
+// CHECK: tensor.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [3, 2, 4]
+// CHECK: tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [2, 4]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} {{.*}} outs(%{{.*}} : tensor<3x2xf32>)
+// CHECK: arith.mulf
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<3x1xf32>, tensor<3x1xf32>)
+// CHECK: outs(%arg2 : tensor<3xf32>)
+func.func @rows(%x: tensor<3x8xf32>, %y: tensor<8xf32>, %init: tensor<3xf32>) -> tensor<3xf32> {
+  %r = linalg.generic {indexing_maps = [#id2, #c2, #r2], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %y : tensor<3x8xf32>, tensor<8xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// Columns (the reduced loop outermost): the blocks' loop outermost, a
+// remainder row from the identity (int64 max), combined by one minsi.
+// CHECK-LABEL: func.func @columns
+// CHECK: arith.constant 9223372036854775807 : i64
+// CHECK: tensor.extract_slice %arg0[8, 0] [1, 5] [1, 1]
+// CHECK: tensor.extract_slice %arg0[0, 0] [8, 5] [1, 1]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]} {{.*}} outs(%{{.*}} : tensor<2x5xi64>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} {{.*}} outs(%{{.*}} : tensor<5xi64>)
+// CHECK: %[[ALL:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]}
+// CHECK: arith.minsi
+// CHECK: return %[[ALL]]
+func.func @columns(%x: tensor<9x5xi64>, %init: tensor<5xi64>) -> tensor<5xi64> {
+  %r = linalg.generic {indexing_maps = [#id2, #c2], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<9x5xi64>) outs(%init : tensor<5xi64>) {
+  ^bb0(%a: i64, %acc: i64):
+    %s = arith.minsi %acc, %a : i64
+    linalg.yield %s : i64
+  } -> tensor<5xi64>
+  return %r : tensor<5xi64>
+}
+
+// Fewer than two blocks: left alone.
+// CHECK-LABEL: func.func @short
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}}ins(%arg0 : tensor<7xf32>)
+func.func @short(%x: tensor<7xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#id1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<7xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
