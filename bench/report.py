@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PEERS = ["picokernel", "numpy", "seed out=", "numexpr", "jax.jit"]
+PEERS = ["picokernel", "numpy", "seed out=", "numexpr", "jax.jit", "numba"]
 
 
 def fmt(seconds):
@@ -252,7 +252,8 @@ def main():
         "the expression must move (fma float32: 16 per element).",
         "",
         f"Machine: {m['threads']} hardware threads ({m['cpu']}); NumPy {m['numpy']}, numexpr "
-        f"{m['numexpr']} ({m['numexpr_threads']} threads), jax {m['jax']} (CPU). picokernel "
+        f"{m['numexpr']} ({m['numexpr_threads']} threads), jax {m['jax']} (CPU), numba "
+        f"{m.get('numba')}. picokernel "
         "runs loop nests of ≥ 32768 iterations on all threads (OpenMP), smaller ones on one. "
         "jax.jit returns a new array (it has no `out=`) and its inputs are already JAX arrays.",
         "",
@@ -282,6 +283,27 @@ def main():
         for name in ("softplus", "gelu", "softmax", "layernorm"):
             rows = [r for r in results["nn"] if r["name"] == name]
             lines += [f"### {name}", ""] + table(rows, PEERS) + [""]
+    if results.get("reductions"):
+        lines += ["", "## Full reductions, float32", "",
+                  "`o[...] = x.sum()` (and `max`, `mean`) into a 0-d output: "
+                  "pk-split-reductions reduces blocks of 1024 elements on all threads "
+                  "and adds the partial sums pairwise (NumPy's accuracy). numba runs "
+                  "an `@njit(parallel=True, fastmath=True)` `prange` loop. The last "
+                  "column compares picokernel's GB/s with its fma's at the same n.", ""]
+        fma_bw = {r["n"]: r["n"] * r["bytes_per_element"] /
+                  r["times"]["picokernel"]["median"] for r in fma32}
+        for name in ("sum", "max", "mean"):
+            rows = [r for r in results["reductions"] if r["name"] == name]
+            if not rows:
+                continue
+            lines += [f"### {name}", ""] + table(rows, PEERS, "bytes_per_element")
+            lines[-len(rows) - 2] += " vs fma GB/s |"
+            lines[-len(rows) - 1] += "---:|"
+            for i, r in enumerate(rows):
+                bw = r["n"] * r["bytes_per_element"] / r["times"]["picokernel"]["median"]
+                ref = fma_bw.get(r["n"])
+                lines[-len(rows) + i] += f" {bw / ref:.2f}x |" if ref else " — |"
+            lines += [""]
     if results.get("stencil"):
         lines += ["", "## Slices: the 3-point stencil `o[1:-1] = x[2:] - 2*x[1:-1] + x[:-2]`, "
                   "float32", "",

@@ -30,6 +30,10 @@ try:
 except ImportError:  # reported as missing in the tables
     numexpr = None
 try:
+    import numba
+except ImportError:
+    numba = None
+try:
     import jax
     import jax.numpy as jnp
 
@@ -245,6 +249,37 @@ def nn_variants(name, n_rows, dtype=np.float32):
     return variants
 
 
+def full_reduction_variants(op, n, dtype=np.float32):
+    """x.sum() / x.max() / x.mean() of n float32 elements into a 0-d output;
+    numba's peer is a parallel prange loop (sum and mean)."""
+    x = np.random.default_rng(5).standard_normal(n).astype(dtype)
+    o = np.empty((), dtype)
+
+    def kernel(x_ref, o_ref):
+        o_ref[...] = getattr(x_ref[...], op)()
+
+    compiled = picokernel.kernel(kernel)
+    reduce = getattr(np, op)
+    variants = {"picokernel": lambda: compiled(x, o), "numpy": lambda: reduce(x)}
+    if jax:
+        f = jax.jit(getattr(jnp, op))
+        jx = jnp.asarray(x)
+        variants["jax.jit"] = lambda: f(jx).block_until_ready()
+    if numba and op in ("sum", "mean"):
+        @numba.njit(parallel=True, fastmath=True)
+        def parallel_sum(v):
+            total = np.float32(0)
+            for i in numba.prange(v.size):
+                total += v[i]
+            return total
+
+        scale = 1 / n if op == "mean" else 1
+        variants["numba"] = lambda: parallel_sum(x) * scale
+    compiled(x, o)
+    np.testing.assert_allclose(o, reduce(x), rtol=1e-4, atol=1e-3)
+    return variants, x.itemsize
+
+
 def stencil_variants(n, dtype=np.float32):
     """The 3-point Laplacian `o[1:-1] = x[2:] - 2 x[1:-1] + x[:-2]`: three
     shifted slices of one array, written into a slice of the output."""
@@ -356,6 +391,7 @@ def main():
             "numexpr": numexpr.__version__ if numexpr else None,
             "numexpr_threads": numexpr.get_num_threads() if numexpr else None,
             "jax": jax.__version__ if jax else None,
+            "numba": numba.__version__ if numba else None,
         },
         "fma": [], "sum_product": [], "chain": [],
     }
@@ -387,6 +423,14 @@ def main():
             results["nn"].append({"name": name, "n": rows * 1024,
                                   "times": measure_all(nn_variants(name, rows))})
             print(name, rows, flush=True)
+    results["reductions"] = []
+    for op in ("sum", "max", "mean"):
+        for n in [s for s in sizes if s >= 100_000]:
+            variants, bytes_per_element = full_reduction_variants(op, n)
+            results["reductions"].append({"name": op, "n": n, "dtype": "float32",
+                                          "bytes_per_element": bytes_per_element,
+                                          "times": measure_all(variants)})
+            print("reduction", op, n, flush=True)
     results["stencil"] = []
     for n in sizes:
         variants, bytes_per_element = stencil_variants(n)

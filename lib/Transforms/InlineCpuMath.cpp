@@ -2,6 +2,8 @@
 
 #include "picokernel/Transforms/Passes.h"
 
+#include "Float32Math.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -18,11 +20,11 @@ namespace {
 struct InlineCpuMathPass
     : public mlir::pk::impl::PkInlineCpuMathBase<InlineCpuMathPass> {
   void runOnOperation() override {
-    // float32 tanh as MLIR's rational approximation (Eigen's: within a few
-    // ulps, exact sign and limits): arithmetic that loops vectorize at
-    // full width instead of a libm call per element or libmvec's 8 lanes.
+    // float32 exp, log and tanh as Cephes' polynomials: arithmetic that
+    // loops vectorize at full width instead of a libm call per element or
+    // libmvec's 8 lanes.
     RewritePatternSet patterns(&getContext());
-    populatePolynomialApproximateTanhPattern(patterns);
+    mlir::pk::populateFloat32MathPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

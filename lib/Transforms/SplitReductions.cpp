@@ -1,10 +1,11 @@
 //===- SplitReductions.cpp - long reductions as blocks, then a combine ----===//
 //
 // A reduction over N elements accumulated in one chain runs on one core and
-// loses accuracy linearly in N. Split into blocks of `block-size` elements
-// (upstream linalg::splitReduction), the blocks are a parallel loop whose
-// partial results a second step combines: float sums pairwise, like NumPy's
-// sum, so that rounding errors grow with log N.
+// loses accuracy linearly in N. Split into blocks of `block-size` elements,
+// the blocks are a parallel loop whose partial results are then combined
+// pairwise, as NumPy sums, so that rounding errors grow with log N.
+// (Upstream linalg::splitReduction takes one reduction loop only and
+// combines the partials serially.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/TypeUtilities.h"
 
 namespace mlir::pk {
 #define GEN_PASS_DEF_PKSPLITREDUCTIONS
@@ -51,17 +53,94 @@ bool hasRegroupableCombiner(linalg::GenericOp op) {
              arith::OrIOp, arith::AndIOp, arith::XOrIOp>(combiner);
 }
 
-/// A generic this pass may split: on tensors, static sizes, one result,
-/// operands reached through projected permutations, and a combiner that can
-/// be regrouped.
+/// Whether the identity of a reduction into `type` is an ordinary value:
+/// scalar integers (not index) and floats with infinities (max's identity
+/// is -inf; float8 types would get a NaN).
+bool hasPlainIdentity(Type type) {
+  if (isa<IntegerType>(type))
+    return true;
+  auto floatType = dyn_cast<FloatType>(type);
+  return floatType &&
+         llvm::APFloat::semanticsHasInf(floatType.getFloatSemantics());
+}
+
+/// A generic this pass may split: on tensors, nonzero static sizes, one
+/// result of an element type with a plain identity, no loop indices in the
+/// body (the split would renumber them), operands reached through projected
+/// permutations (and constant 0s: broadcast unit dims), and a combiner
+/// that can be regrouped.
 bool isSplittable(linalg::GenericOp op) {
-  return op.hasPureTensorSemantics() && op.getNumDpsInits() == 1 &&
-         op->getNumResults() == 1 &&
-         llvm::all_of(
-             op.getIndexingMapsArray(),
-             [](AffineMap map) { return map.isProjectedPermutation(); }) &&
-         !op.hasDynamicShape() && op.getNumReductionLoops() >= 1 &&
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1 || op.hasDynamicShape() ||
+      op.hasIndexSemantics() || op.getNumReductionLoops() == 0 ||
+      llvm::is_contained(op.getStaticLoopRanges(), 0) ||
+      !hasPlainIdentity(getElementTypeOrSelf(op->getResult(0).getType())))
+    return false;
+  return llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) {
+                        return map.isProjectedPermutation(
+                            /*allowZeroInResults=*/true);
+                      }) &&
          hasRegroupableCombiner(op);
+}
+
+/// `op` with the broadcast unit dims of its inputs (constant 0s in their
+/// maps, from keepdims results such as a row's max) collapsed away: upstream
+/// splitting and folding take only dims in the maps. The op itself when it
+/// has none; failure where the output has some.
+FailureOr<linalg::GenericOp> withoutBroadcastUnitDims(RewriterBase &rewriter,
+                                                      linalg::GenericOp op) {
+  auto isConstant = [](AffineExpr expr) {
+    return isa<AffineConstantExpr>(expr);
+  };
+  if (llvm::none_of(op.getIndexingMapsArray(), [&](AffineMap map) {
+        return llvm::any_of(map.getResults(), isConstant);
+      }))
+    return op;
+  if (llvm::any_of(
+          op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(),
+          isConstant))
+    return failure();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto type = cast<RankedTensorType>(input->get().getType());
+    // Each dropped unit dim joins the group of the next kept one (trailing
+    // ones the last group).
+    SmallVector<AffineExpr> kept;
+    SmallVector<int64_t> shape;
+    SmallVector<ReassociationIndices> groups;
+    ReassociationIndices pending;
+    for (auto [index, expr] : llvm::enumerate(map.getResults())) {
+      pending.push_back(index);
+      if (isConstant(expr))
+        continue;
+      kept.push_back(expr);
+      shape.push_back(type.getDimSize(index));
+      groups.push_back(pending);
+      pending.clear();
+    }
+    if (!groups.empty())
+      groups.back().append(pending.begin(), pending.end());
+    Value value = input->get();
+    if (kept.size() != map.getNumResults())
+      value = tensor::CollapseShapeOp::create(
+          rewriter, op.getLoc(),
+          RankedTensorType::get(shape, type.getElementType()), value, groups);
+    inputs.push_back(value);
+    maps.push_back(
+        AffineMap::get(map.getNumDims(), 0, kept, rewriter.getContext()));
+  }
+  maps.push_back(op.getMatchingIndexingMap(op.getDpsInitOperand(0)));
+  auto rewritten = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
+      maps, op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op.getRegion(), rewritten.getRegion(),
+                              rewritten.getRegion().begin());
+  rewriter.replaceOp(op, rewritten->getResults());
+  return rewritten;
 }
 
 /// Folds several reduction loops into one where they are adjacent and every
@@ -198,21 +277,84 @@ Value sumPairwise(OpBuilder &b, Location loc, Value partials, unsigned dim,
                                         oneSizes, strides);
 }
 
-/// Splits the reduction of `op` (one reduction loop, splittable) into blocks
-/// of `block` iterations: the whole blocks become a parallel loop of partial
-/// results, which one loop combines (exact combiners) or a pairwise tree
-/// sums (float sums). Iterations past the last whole block are reduced on
-/// their own, from the identity, and combined with the blocks' result once:
-/// added one by one to the large total, they would each be rounded to its
-/// precision (1e8 ones would not sum to 1e8 in float32). Failure leaves
-/// valid IR: the ops not split yet reduce serially.
+/// `op` with its loop `dim` cut into `blocks` blocks of `size` iterations:
+/// a new parallel loop over the blocks right before it, and the blocks'
+/// partial results along dimension 0 of a tensor `init` (identity-filled,
+/// [blocks, ...the result's shape]). Inputs reading `dim` read it expanded
+/// to [blocks, size]; the body is unchanged (it reads no loop indices).
+Value partialResults(RewriterBase &rewriter, linalg::GenericOp op, unsigned dim,
+                     int64_t blocks, int64_t size, Value init) {
+  MLIRContext *context = rewriter.getContext();
+  unsigned loops = op.getNumLoops() + 1;
+  auto shifted = [&](AffineExpr expr) {
+    unsigned position = cast<AffineDimExpr>(expr).getPosition();
+    return getAffineDimExpr(position < dim ? position : position + 1, context);
+  };
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto type = cast<RankedTensorType>(input->get().getType());
+    SmallVector<AffineExpr> exprs;
+    SmallVector<int64_t> shape;
+    SmallVector<ReassociationIndices> groups;
+    for (auto [index, expr] : llvm::enumerate(map.getResults())) {
+      groups.push_back({int64_t(shape.size())});
+      if (cast<AffineDimExpr>(expr).getPosition() == dim) {
+        exprs.push_back(getAffineDimExpr(dim, context));
+        shape.push_back(blocks);
+        groups.back().push_back(shape.size());
+        shape.push_back(size);
+        exprs.push_back(getAffineDimExpr(dim + 1, context));
+        continue;
+      }
+      exprs.push_back(shifted(expr));
+      shape.push_back(type.getDimSize(index));
+    }
+    Value value = input->get();
+    if (shape.size() != size_t(type.getRank()))
+      value = tensor::ExpandShapeOp::create(
+          rewriter, op.getLoc(),
+          RankedTensorType::get(shape, type.getElementType()), value, groups);
+    inputs.push_back(value);
+    maps.push_back(AffineMap::get(loops, 0, exprs, context));
+  }
+  SmallVector<AffineExpr> outputExprs = {getAffineDimExpr(dim, context)};
+  for (AffineExpr expr :
+       op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults())
+    outputExprs.push_back(shifted(expr));
+  maps.push_back(AffineMap::get(loops, 0, outputExprs, context));
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  iterators.insert(iterators.begin() + dim, utils::IteratorType::parallel);
+  auto blocked = linalg::GenericOp::create(
+      rewriter, op.getLoc(), init.getType(), inputs, init, maps, iterators);
+  rewriter.cloneRegionBefore(op.getRegion(), blocked.getRegion(),
+                             blocked.getRegion().begin());
+  return blocked->getResult(0);
+}
+
+/// Splits the reduction of `op` (splittable, no broadcast unit dims) into
+/// blocks of about `block` elements per result: its longest reduction loop
+/// in blocks of `block` divided by what the other reduction loops reduce,
+/// run as a parallel loop writing one partial result per block. Iterations
+/// of that loop past the last whole block are reduced on their own, from
+/// the identity, as one more partial. The partials are then combined
+/// pairwise, as NumPy sums: added one by one to the large total, they
+/// would each be rounded to its precision (1e8 ones would not sum to 1e8 in
+/// float32).
 LogicalResult splitIntoBlocks(RewriterBase &rewriter, linalg::GenericOp op,
                               int64_t block) {
   SmallVector<unsigned> dims;
   op.getReductionDims(dims);
-  unsigned dim = dims.front();
-  int64_t extent = op.getStaticLoopRanges()[dim];
-  int64_t blocks = extent / block, rest = extent - blocks * block;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned dim = *llvm::max_element(
+      dims, [&](unsigned a, unsigned b) { return ranges[a] < ranges[b]; });
+  int64_t others = 1;
+  for (unsigned other : dims)
+    if (other != dim)
+      others *= ranges[other];
+  int64_t size = std::max<int64_t>(1, block / others);
+  int64_t blocks = ranges[dim] / size, rest = ranges[dim] - blocks * size;
   if (blocks < 2)
     return success();
   Operation *combiner = getCombiner(op);
@@ -221,95 +363,64 @@ LogicalResult splitIntoBlocks(RewriterBase &rewriter, linalg::GenericOp op,
   if (!identity)
     return failure();
 
-  // Float sums tree their partials; exact combiners (integers, max, min)
-  // reduce them in one loop.
-  bool pairwise = isa<arith::AddFOp>(combiner);
   Location loc = op.getLoc();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  auto fillIdentity = [&](ArrayRef<int64_t> shape) {
+  rewriter.setInsertionPoint(op);
+  auto filled = [&](ArrayRef<int64_t> shape) -> Value {
+    Value start = arith::ConstantOp::create(rewriter, loc, *identity);
     Value empty = tensor::EmptyOp::create(rewriter, loc, shape,
                                           resultType.getElementType());
-    Value start = arith::ConstantOp::create(rewriter, loc, *identity);
     return linalg::FillOp::create(rewriter, loc, start, empty).getResult(0);
   };
+  // The whole blocks' iterations, and the rest reduced from the identity.
   linalg::GenericOp whole = op;
-  Value tailValue;
+  Value restValue;
   if (rest != 0) {
-    rewriter.setInsertionPoint(op);
-    Value fromIdentity = fillIdentity(resultType.getShape());
-    // The remainder first: the blocks' combine replaces the head in place,
-    // and the pairwise sum there reads the remainder's result.
+    Value fromIdentity = filled(resultType.getShape());
     FailureOr<linalg::GenericOp> tail =
-        restrictLoop(rewriter, op, dim, blocks * block, rest);
-    if (failed(tail))
-      return failure();
+        restrictLoop(rewriter, op, dim, blocks * size, rest);
     FailureOr<linalg::GenericOp> head =
-        restrictLoop(rewriter, op, dim, 0, blocks * block);
+        succeeded(tail) ? restrictLoop(rewriter, op, dim, 0, blocks * size)
+                        : FailureOr<linalg::GenericOp>(failure());
     if (failed(head))
       return failure();
-    tail->getDpsInitsMutable()[0].set(fromIdentity);
-    tailValue = tail->getResult(0);
-    rewriter.replaceOp(op, pairwise
-                               ? head->getResult(0)
-                               : combineInto(rewriter, loc, tailValue,
-                                             head->getResult(0), combiner));
+    rewriter.modifyOpInPlace(
+        *tail, [&] { tail->getDpsInitsMutable()[0].set(fromIdentity); });
+    restValue = tail->getResult(0);
     whole = *head;
-    // It was in `op`'s body, now erased.
-    combiner = nullptr;
   }
 
-  rewriter.setInsertionPoint(whole);
-  FailureOr<linalg::SplitReductionResult> split =
-      linalg::splitReduction(rewriter, whole, [&](linalg::LinalgOp) {
-        // The blocks' loop right before the reduced one: outermost for a
-        // full reduction, inside the kept loops otherwise.
-        return linalg::SplitReductionOptions{blocks, dim,
-                                             /*innerParallel=*/false};
-      });
-  if (failed(split) || !pairwise)
-    return success(succeeded(split));
-  auto blocked =
-      dyn_cast<linalg::GenericOp>(split->splitLinalgOp.getOperation());
-  auto combine = dyn_cast<linalg::GenericOp>(
-      split->resultCombiningLinalgOp.getOperation());
-  if (!blocked || !combine)
-    return failure();
-  // The original body (and its combiner) moved into the blocks' op.
-  combiner = getCombiner(blocked);
-  if (!combiner)
-    return failure();
-
-  // The remainder's sum joins the blocks' partial sums as one more, so that
-  // it too is added pairwise: the blocks write into the first `blocks`
-  // slots of a tensor with one slot more.
-  Value partials = blocked->getResult(0);
-  if (tailValue) {
-    auto partialType = cast<RankedTensorType>(partials.getType());
-    SmallVector<int64_t> shape(partialType.getShape());
-    shape[dim] = blocks + 1;
-    rewriter.setInsertionPoint(blocked);
-    Value all = fillIdentity(shape);
+  // One slot per block (and one for the rest) along dimension 0.
+  SmallVector<int64_t> shape = {blocks + (rest != 0)};
+  llvm::append_range(shape, resultType.getShape());
+  Value slots = filled(shape);
+  SmallVector<OpFoldResult> strides(shape.size(), rewriter.getIndexAttr(1));
+  auto along0 = [&](int64_t offset, int64_t count) {
     SmallVector<OpFoldResult> offsets(shape.size(), rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> sizes =
-        getAsIndexOpFoldResult(rewriter.getContext(), partialType.getShape());
-    SmallVector<OpFoldResult> strides(shape.size(), rewriter.getIndexAttr(1));
-    Value blockSlots = tensor::ExtractSliceOp::create(rewriter, loc, all,
-                                                      offsets, sizes, strides);
-    rewriter.modifyOpInPlace(
-        blocked, [&] { blocked.getDpsInitsMutable()[0].set(blockSlots); });
-    rewriter.setInsertionPoint(combine);
-    partials = tensor::InsertSliceOp::create(rewriter, loc, partials, all,
-                                             offsets, sizes, strides);
-    offsets[dim] = rewriter.getIndexAttr(blocks);
-    sizes[dim] = rewriter.getIndexAttr(1);
-    partials = tensor::InsertSliceOp::create(rewriter, loc, tailValue, partials,
-                                             offsets, sizes, strides);
+        getAsIndexOpFoldResult(rewriter.getContext(), shape);
+    offsets[0] = rewriter.getIndexAttr(offset);
+    sizes[0] = rewriter.getIndexAttr(count);
+    return std::make_pair(offsets, sizes);
+  };
+  auto [blockOffsets, blockSizes] = along0(0, blocks);
+  Value blockSlots = tensor::ExtractSliceOp::create(
+      rewriter, loc, slots, blockOffsets, blockSizes, strides);
+  Value partials = tensor::InsertSliceOp::create(
+      rewriter, loc,
+      partialResults(rewriter, whole, dim, blocks, size, blockSlots), slots,
+      blockOffsets, blockSizes, strides);
+  if (restValue) {
+    auto [restOffsets, restSizes] = along0(blocks, 1);
+    partials = tensor::InsertSliceOp::create(rewriter, loc, restValue, partials,
+                                             restOffsets, restSizes, strides);
   }
-  rewriter.setInsertionPoint(combine);
-  Value total = sumPairwise(rewriter, loc, partials, dim, combiner);
-  rewriter.replaceOp(combine,
-                     combineInto(rewriter, loc, total,
-                                 combine.getDpsInits().front(), combiner));
+  Value total = sumPairwise(rewriter, loc, partials, 0, combiner);
+  rewriter.replaceOp(op, combineInto(rewriter, loc, total,
+                                     op.getDpsInits().front(), combiner));
+  // The head was the blocks' template only.
+  if (whole != op)
+    rewriter.eraseOp(whole);
   return success();
 }
 
@@ -340,11 +451,18 @@ struct SplitReductionsPass
         if (iterator == utils::IteratorType::reduction)
           extent = size != 0 && extent > INT64_MAX / size ? INT64_MAX
                                                           : extent * size;
-      if (extent / 2 < blockSize)
+      if (extent / 2 < blockSize || extent == INT64_MAX)
         continue;
-      FailureOr<linalg::GenericOp> single = withOneReductionLoop(rewriter, op);
-      if (succeeded(single))
-        (void)splitIntoBlocks(rewriter, *single, blockSize);
+      FailureOr<linalg::GenericOp> plain =
+          withoutBroadcastUnitDims(rewriter, op);
+      if (failed(plain))
+        continue;
+      // Adjacent reduction loops folded into one where the operands allow;
+      // the others stay inside each block.
+      FailureOr<linalg::GenericOp> single =
+          withOneReductionLoop(rewriter, *plain);
+      (void)splitIntoBlocks(rewriter, succeeded(single) ? *single : *plain,
+                            blockSize);
     }
   }
 };

@@ -99,6 +99,12 @@ def _erf(x):
     return erf(x)
 
 
-sigmoid = _in_float32(lambda x: 1 / (1 + np.exp(-x)))
+def _sigmoid(x):
+    # As the compiled kernels compute it: exp(-|x|) never overflows.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1, e) / (1 + e)
+
+
+sigmoid = _in_float32(_sigmoid)
 rsqrt = _in_float32(lambda x: 1 / np.sqrt(x))
 erf = _in_float32(_erf)

@@ -1,11 +1,14 @@
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-inline-cpu-math))' | FileCheck %s
 
-// float32 tanh, scalar or vector, becomes arithmetic (a clamped rational
-// polynomial, tiny inputs kept as they are); float64 tanh stays for libm.
+// float32 tanh, exp and log, scalar or vector, become arithmetic (tanh: a
+// polynomial or 1 - 2 / (exp(2|x|) + 1), with x's sign); float64 stays for
+// libm.
 // CHECK-LABEL: func.func @scalar
 // CHECK-NOT: math.tanh
+// CHECK-NOT: math.exp
 // CHECK: arith.divf
 // CHECK: arith.select
+// CHECK: math.copysign
 func.func @scalar(%x: f32) -> f32 {
   %t = math.tanh %x : f32
   return %t : f32
@@ -24,4 +27,49 @@ func.func @vector(%x: vector<16xf32>) -> vector<16xf32> {
 func.func @double(%x: f64) -> f64 {
   %t = math.tanh %x : f64
   return %t : f64
+}
+
+// exp: x clamped to [-104, 89], k = roundeven(x log2 e), r = x - k ln 2 in
+// two parts, 2^k as two powers of two built from exponent bits; NaN kept.
+// CHECK-LABEL: func.func @exp
+// CHECK-NOT: math.exp
+// CHECK: arith.maxnumf
+// CHECK: arith.minnumf
+// CHECK: math.roundeven
+// CHECK: arith.fptosi {{.*}} : vector<8xf32> to vector<8xi32>
+// CHECK: arith.shrsi
+// CHECK: arith.shli
+// CHECK: arith.bitcast {{.*}} : vector<8xi32> to vector<8xf32>
+// CHECK: arith.cmpf uno
+// CHECK: arith.select
+func.func @exp(%x: vector<8xf32>) -> vector<8xf32> {
+  %e = math.exp %x : vector<8xf32>
+  return %e : vector<8xf32>
+}
+
+// log: subnormals scaled by 2^23, the exponent and mantissa from the bits,
+// then +inf, zeros and negative (or NaN) arguments.
+// CHECK-LABEL: func.func @log
+// CHECK-NOT: math.log
+// CHECK-DAG: arith.constant 0x4B000000 : f32
+// CHECK-DAG: arith.constant 0xFF800000 : f32
+// CHECK-DAG: arith.constant 0x7FC00000 : f32
+// CHECK: arith.bitcast {{.*}} : f32 to i32
+// CHECK: arith.sitofp
+// CHECK: arith.cmpf oeq
+// CHECK: arith.cmpf oeq
+// CHECK: arith.cmpf ult
+// CHECK: arith.select
+func.func @log(%x: f32) -> f32 {
+  %l = math.log %x : f32
+  return %l : f32
+}
+
+// CHECK-LABEL: func.func @double_exp_log
+// CHECK: math.exp {{.*}} : f64
+// CHECK: math.log {{.*}} : f64
+func.func @double_exp_log(%x: f64) -> f64 {
+  %e = math.exp %x : f64
+  %l = math.log %e : f64
+  return %l : f64
 }

@@ -1,6 +1,6 @@
-// Long reductions become blocks reduced in parallel plus a combine; float
-// sums add their partial sums pairwise, and elements past the last whole
-// block are reduced on their own (block-size=4 keeps the shapes small).
+// Long reductions become blocks reduced in parallel plus a combine: the
+// blocks' partial results (and the remainder's, reduced from the identity)
+// are added pairwise (block-size=4 keeps the shapes small).
 // RUN: pk-opt %s --pk-split-reductions=block-size=4 | FileCheck %s
 // RUN: pk-opt %s --pk-split-reductions=block-size=4 --canonicalize --cse \
 // RUN:   --one-shot-bufferize="bufferize-function-boundaries" \
@@ -12,23 +12,26 @@
 #s2 = affine_map<(d0, d1) -> ()>
 #r2 = affine_map<(d0, d1) -> (d0)>
 #c2 = affine_map<(d0, d1) -> (d1)>
+#bc = affine_map<(d0, d1) -> (d0, 0)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mid = affine_map<(d0, d1, d2) -> (d1)>
 
-// x.sum() of 10 float32: a remainder of 2 from the identity, 2 blocks of 4
-// in the first 2 of 3 slots, the remainder in the third, then pairwise:
-// (p0 + p2) + p1, added to the initial value.
+// x.sum() of 10 float32: a remainder of 2 reduced from the identity, 2
+// blocks of 4 into the first 2 of 3 slots, the remainder into the third,
+// then pairwise: (p0 + p2) + p1, added to the initial value.
 // CHECK-LABEL: func.func @full_sum
 // CHECK: %[[REST:.*]] = tensor.extract_slice %{{.*}}[8] [2] [1] : tensor<10xf32> to tensor<2xf32>
 // CHECK: %[[TAIL:.*]] = linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[REST]] : tensor<2xf32>)
 // CHECK: %[[HEAD:.*]] = tensor.extract_slice %{{.*}}[0] [8] [1] : tensor<10xf32> to tensor<8xf32>
-// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %[[HEAD]] {{\[\[}}0, 1]] output_shape [2, 4]
 // CHECK: %[[SLOTS:.*]] = linalg.fill {{.*}} -> tensor<3xf32>
 // CHECK: %[[FIRST:.*]] = tensor.extract_slice %[[SLOTS]][0] [2] [1]
+// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %[[HEAD]] {{\[\[}}0, 1]] output_shape [2, 4]
 // CHECK: %[[PARTIAL:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[BLOCKS]] : tensor<2x4xf32>) outs(%[[FIRST]] : tensor<2xf32>)
 // CHECK: %[[WITH:.*]] = tensor.insert_slice %[[PARTIAL]] into %[[SLOTS]][0] [2] [1]
 // CHECK: tensor.insert_slice %[[TAIL]] into %[[WITH]][2] [1] [1] : tensor<f32> into tensor<3xf32>
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel"]} ins({{.*}} : tensor<1xf32>, tensor<1xf32>)
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel"]} ins({{.*}} : tensor<1xf32>, tensor<1xf32>)
-// CHECK: linalg.generic {{.*}}iterator_types = []} ins(%{{.*}} : tensor<f32>) outs(%{{.*}} : tensor<f32>)
+// CHECK: linalg.generic {{.*}}iterator_types = []} ins(%{{.*}} : tensor<f32>) outs(%arg1 : tensor<f32>)
 // CHECK-NOT: linalg.generic
 // CHECK: return
 // The blocks write their partial sums straight into the slots' buffer.
@@ -80,10 +83,10 @@ func.func @strict_sum(%x: tensor<10xf32>, %init: tensor<f32>) -> tensor<f32> {
   return %r : tensor<f32>
 }
 
-// Integer sums are exact in any order: one loop combines the 10 partials.
+// Integer sums (exact in any order) combine their partials the same way.
 // CHECK-LABEL: func.func @integer_sum
-// CHECK: %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<10x4xi32>)
-// CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[P]] : tensor<10xi32>) outs(%arg1 : tensor<i32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<10x4xi32>)
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<5xi32>, tensor<5xi32>)
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: arith.addi
 func.func @integer_sum(%x: tensor<40xi32>, %init: tensor<i32>) -> tensor<i32> {
@@ -96,14 +99,16 @@ func.func @integer_sum(%x: tensor<40xi32>, %init: tensor<i32>) -> tensor<i32> {
   return %r : tensor<i32>
 }
 
-// A full reduction of a 3x4 array: its two loops folded into one of 12.
+// A full reduction of a 3x4 array: its two loops folded into one of 12,
+// 3 blocks whose maxima combine pairwise.
 // CHECK-LABEL: func.func @full_max_2d
-// CHECK: tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<3x4xf32> into tensor<12xf32>
+// CHECK-DAG: arith.constant 0xFF800000 : f32
+// CHECK-DAG: tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<3x4xf32> into tensor<12xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [3, 4]
-// CHECK: arith.constant 0xFF800000 : f32
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]}
 // CHECK: arith.maximumf
-// CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%{{.*}} : tensor<3xf32>) outs(%arg1 : tensor<f32>)
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<1xf32>, tensor<1xf32>)
+// CHECK: outs(%arg1 : tensor<f32>)
 func.func @full_max_2d(%x: tensor<3x4xf32>, %init: tensor<f32>) -> tensor<f32> {
   %r = linalg.generic {indexing_maps = [#id2, #s2], iterator_types = ["reduction", "reduction"]}
       ins(%x : tensor<3x4xf32>) outs(%init : tensor<f32>) {
@@ -115,13 +120,14 @@ func.func @full_max_2d(%x: tensor<3x4xf32>, %init: tensor<f32>) -> tensor<f32> {
 }
 
 // Rows of 8 (a fused x * y): the blocks' loop goes inside the rows' loop,
-// and the broadcast operand is split along with the rows.
+// the partial sums along dimension 0 of [blocks, rows], and the broadcast
+// operand is split along with the rows.
 // CHECK-LABEL: func.func @rows
-// CHECK: tensor.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [3, 2, 4]
-// CHECK: tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [2, 4]
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} {{.*}} outs(%{{.*}} : tensor<3x2xf32>)
+// CHECK-DAG: tensor.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [3, 2, 4]
+// CHECK-DAG: tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [2, 4]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} {{.*}} outs(%{{.*}} : tensor<2x3xf32>)
 // CHECK: arith.mulf
-// CHECK: ins(%{{.*}}, %{{.*}} : tensor<3x1xf32>, tensor<3x1xf32>)
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<1x3xf32>, tensor<1x3xf32>)
 // CHECK: outs(%arg2 : tensor<3xf32>)
 func.func @rows(%x: tensor<3x8xf32>, %y: tensor<8xf32>, %init: tensor<3xf32>) -> tensor<3xf32> {
   %r = linalg.generic {indexing_maps = [#id2, #c2, #r2], iterator_types = ["parallel", "reduction"]}
@@ -134,17 +140,17 @@ func.func @rows(%x: tensor<3x8xf32>, %y: tensor<8xf32>, %init: tensor<3xf32>) ->
   return %r : tensor<3xf32>
 }
 
-// Columns (the reduced loop outermost): the blocks' loop outermost, a
-// remainder row from the identity (int64 max), combined by one minsi.
+// Columns (the reduced loop outermost): the blocks' loop outermost, the
+// remainder row from the identity (int64 max) in a third slot.
 // CHECK-LABEL: func.func @columns
 // CHECK: arith.constant 9223372036854775807 : i64
 // CHECK: tensor.extract_slice %arg0[8, 0] [1, 5] [1, 1]
 // CHECK: tensor.extract_slice %arg0[0, 0] [8, 5] [1, 1]
+// CHECK: linalg.fill {{.*}} -> tensor<3x5xi64>
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]} {{.*}} outs(%{{.*}} : tensor<2x5xi64>)
-// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} {{.*}} outs(%{{.*}} : tensor<5xi64>)
-// CHECK: %[[ALL:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]}
+// CHECK: tensor.insert_slice %{{.*}}[2, 0] [1, 5] [1, 1] : tensor<5xi64> into tensor<3x5xi64>
 // CHECK: arith.minsi
-// CHECK: return %[[ALL]]
+// CHECK: outs(%arg1 : tensor<5xi64>)
 func.func @columns(%x: tensor<9x5xi64>, %init: tensor<5xi64>) -> tensor<5xi64> {
   %r = linalg.generic {indexing_maps = [#id2, #c2], iterator_types = ["reduction", "parallel"]}
       ins(%x : tensor<9x5xi64>) outs(%init : tensor<5xi64>) {
@@ -167,4 +173,67 @@ func.func @short(%x: tensor<7xf32>, %init: tensor<f32>) -> tensor<f32> {
     linalg.yield %s : f32
   } -> tensor<f32>
   return %r : tensor<f32>
+}
+
+// A keepdims operand (a row's max, read through a constant 0) loses its
+// unit dim first; then the rows split as above.
+// CHECK-LABEL: func.func @broadcast_unit_dim
+// CHECK: tensor.collapse_shape %arg1 {{\[\[}}0, 1]] : tensor<3x1xf32> into tensor<3xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} {{.*}} outs(%{{.*}} : tensor<2x3xf32>)
+func.func @broadcast_unit_dim(%x: tensor<3x8xf32>, %m: tensor<3x1xf32>, %init: tensor<3xf32>) -> tensor<3xf32> {
+  %r = linalg.generic {indexing_maps = [#id2, #bc, #r2], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : tensor<3x8xf32>, tensor<3x1xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %d = arith.subf %a, %b : f32
+    %s = arith.addf %acc, %d fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// Reduced loops that cannot be folded into one (x.sum(axis=(0, 2))): the
+// longest is split, the other stays a reduction inside each block (blocks
+// of 4 / 2 = 2 of its iterations).
+// CHECK-LABEL: func.func @separate_axes
+// CHECK: tensor.expand_shape %arg0 {{\[\[}}0, 1], [2], [3]] output_shape [3, 2, 3, 2]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel", "reduction"]} {{.*}} outs(%{{.*}} : tensor<3x3xf32>)
+func.func @separate_axes(%x: tensor<6x3x2xf32>, %init: tensor<3xf32>) -> tensor<3xf32> {
+  %r = linalg.generic {indexing_maps = [#id3, #mid], iterator_types = ["reduction", "parallel", "reduction"]}
+      ins(%x : tensor<6x3x2xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// Left alone: loop indices in the body (the split would renumber them), an
+// empty parallel loop, and float8 (whose max identity would be NaN).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+func.func @left_alone(%x: tensor<16xi64>, %init: tensor<i64>, %e: tensor<0x16xf32>, %ei: tensor<0xf32>,
+                      %f: tensor<16xf8E4M3FN>, %fi: tensor<f8E4M3FN>) -> (tensor<i64>, tensor<0xf32>, tensor<f8E4M3FN>) {
+  %r = linalg.generic {indexing_maps = [#id1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<16xi64>) outs(%init : tensor<i64>) {
+  ^bb0(%a: i64, %acc: i64):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i64
+    %p = arith.muli %a, %c : i64
+    %s = arith.addi %acc, %p : i64
+    linalg.yield %s : i64
+  } -> tensor<i64>
+  %q = linalg.generic {indexing_maps = [#id2, #r2], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<0x16xf32>) outs(%ei : tensor<0xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<0xf32>
+  %m = linalg.generic {indexing_maps = [#id1, #s1], iterator_types = ["reduction"]}
+      ins(%f : tensor<16xf8E4M3FN>) outs(%fi : tensor<f8E4M3FN>) {
+  ^bb0(%a: f8E4M3FN, %acc: f8E4M3FN):
+    %s = arith.maximumf %acc, %a : f8E4M3FN
+    linalg.yield %s : f8E4M3FN
+  } -> tensor<f8E4M3FN>
+  return %r, %q, %m : tensor<i64>, tensor<0xf32>, tensor<f8E4M3FN>
 }

@@ -199,3 +199,42 @@ def test_as_accurate_as_numpy_pairwise(distribution, dtype):
             ours.append(abs(float(out) - exact) / scale)
             numpys.append(abs(float(x.sum()) - exact) / scale)
     assert np.mean(ours) <= 1.25 * np.mean(numpys) + 0.02, (np.mean(ours), np.mean(numpys))
+
+
+def test_reductions_with_broadcast_operands_and_split_axes_are_blocked_too():
+    """Operands that broadcast along a reduced axis (a keepdims result, an
+    (N, 1) array, a row vector) and reduced axes that are not adjacent: a
+    serial float32 sum stops at 2**24, a blocked one is exact on ones."""
+    @picokernel.kernel
+    def weighted(x_ref, w_ref, o_ref):
+        o_ref[...] = (x_ref[...] * w_ref[...]).sum()
+
+    @picokernel.kernel
+    def centered_rows(x_ref, o_ref):
+        x = x_ref[...]
+        o_ref[...] = (x - x.min(axis=-1, keepdims=True)).sum(axis=-1)
+
+    @picokernel.kernel
+    def outer(column_ref, row_ref, o_ref):
+        o_ref[...] = (column_ref[...] * row_ref[...]).sum()
+
+    @picokernel.kernel
+    def outer_axes(x_ref, o_ref):
+        o_ref[...] = x_ref[...].sum(axis=(0, 2))
+
+    out = np.empty((), np.float32)
+    weighted(np.ones((10**7, 2), np.float32), np.ones(2, np.float32), out)
+    assert out == 2e7
+    x = np.ones((2, 2 * 10**7 + 1), np.float32)
+    x[:, 0] = 0
+    rows = np.empty(2, np.float32)
+    centered_rows(x, rows)
+    np.testing.assert_array_equal(rows, [2e7, 2e7])
+    outer(np.ones((5000, 1), np.float32), np.ones((1, 5000), np.float32), out)
+    assert out == 2.5e7
+    pair = np.empty(2, np.float32)
+    outer_axes(np.ones((10**7, 2, 2), np.float32), pair)
+    np.testing.assert_array_equal(pair, [2e7, 2e7])
+    ints = np.random.default_rng(8).integers(-9, 9, (3001, 3, 5), dtype=np.int32)
+    check(reduce_kernel("max", (0, 2)), ints, (0, 2), op="max")
+    check(reduce_kernel("sum", (0, 2), True), ints, (0, 2), True, op="sum")

@@ -162,30 +162,32 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
 }
 
 def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
-  let summary = "Split long reductions into parallel blocks and a combine";
+  let summary = "Split long reductions into parallel blocks and a pairwise combine";
   let description = [{
     Rewrites each `linalg.generic` on tensors that reduces at least twice
-    `block-size` elements per result (static sizes, one result, a single
-    combiner that may be regrouped: integer add/max/min/and/or/xor,
-    `maximumf`/`minimumf`, and `addf` only with `reassoc`) into blocks of
-    `block-size` elements (upstream `linalg::splitReduction`): a generic
-    with a parallel loop over the blocks, right before the reduced loop,
-    that writes one partial result per block. Elements past the last whole
-    block are reduced on their own, from the combiner's identity.
+    `block-size` elements per result (static nonzero sizes, one result of
+    an integer type or a float type with infinities, no `linalg.index` in
+    the body, a single combiner that may be regrouped: integer
+    add/max/min/and/or/xor, `maximumf`/`minimumf`, and `addf` only with
+    `reassoc`) into blocks: its longest reduction loop is cut into blocks of
+    `block-size` elements (divided by what its other reduction loops reduce,
+    which stay inside each block), run as a new parallel loop right before
+    it that writes one partial result per block into dimension 0 of an
+    identity-filled tensor. Iterations past the last whole block are
+    reduced on their own, from the identity, into one more slot.
 
-    Exact combiners (integers, max, min) then reduce the partials (and the
-    remainder's result) in one more generic. Float sums add them pairwise,
-    as NumPy's `sum` does: level by level, `p'[i] = p[i] + p[n - n/2 + i]`
-    (contiguous halves, so each level vectorizes; an odd middle element
-    carries over), the remainder's sum being one more partial; every
-    element's rounding error then grows with log2(N) instead of N (a serial
-    float32 sum of 1e8 ones stops at 2^24), and the whole reduction runs
-    its blocks on every core.
+    The partial results are then combined pairwise, as NumPy's `sum` adds:
+    level by level, `p'[i] = p[i] + p[n - n/2 + i]` (contiguous halves, so
+    each level vectorizes; an odd middle element carries over), and the
+    total is combined into the original accumulator. A float sum's rounding
+    errors then grow with log2(N) instead of N (a serial float32 sum of 1e8
+    ones stops at 2^24), and the blocks run on every core.
 
-    Several adjacent reduction loops that every operand keeps in order (a
-    full reduction of a 2-D array) are first folded into one
-    (`linalg::collapseOpIterationDims`). Reductions inside loops (a
-    matmul's tiles) are left alone.
+    First, inputs read through constant 0s (broadcast unit dims, such as a
+    row's keepdims maximum) are collapsed to drop them, and adjacent
+    reduction loops that every operand keeps in order (a full reduction of
+    a 2-D array) are folded into one (`linalg::collapseOpIterationDims`).
+    Reductions inside loops (a matmul's tiles) are left alone.
 
     Example (`block-size=1024`):
 
@@ -218,12 +220,19 @@ def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
 def PkInlineCpuMath : Pass<"pk-inline-cpu-math", "::mlir::func::FuncOp"> {
   let summary = "Expand float32 math functions into inline polynomials";
   let description = [{
-    Rewrites float32 `math.tanh` (scalar or vector) into MLIR's rational
-    approximation (upstream `populatePolynomialApproximateTanhPattern`,
-    Eigen's: within a few ulps of the correctly rounded result, odd, exact
-    for tiny inputs and saturating to +-1), so that loops over it vectorize
-    at the target's full width with no library call (libm's per element,
-    libmvec's at most 8 lanes).
+    Rewrites float32 `math.exp`, `math.log` and `math.tanh` (scalar or
+    vector) into arithmetic: Cephes' minimax polynomials (exp: 2^k e^r with
+    ln 2 in two parts and 2^k applied as two normal powers of two, so that
+    subnormal results round once and overflow gives inf; log: the exponent
+    plus log(1 + f) for 1 + f in [sqrt(1/2), sqrt(2)), subnormal arguments
+    scaled by 2^23 first; tanh: an odd polynomial below 0.625, else
+    1 - 2 / (exp(2|x|) + 1), with x's sign). Measured over every 127th
+    float32 bit pattern against the correctly rounded result: exp, log and
+    tanh within 1 ulp, sigmoid (built on exp) within 2; NaN, the
+    infinities, the zeros' signs and log of negative numbers as libm.
+    Loops over them vectorize at the target's full width with no library
+    call (libm's per element, libmvec's at most 8 lanes). float64 keeps
+    libm; float16 and bfloat16 math runs in float32 before this pass.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect"];

@@ -70,12 +70,21 @@ Value mlir::pk::expm1Body(OpBuilder &b, Location loc, ValueRange args,
 
 Value mlir::pk::sigmoidBody(OpBuilder &b, Location loc, ValueRange args,
                             Type element) {
+  // e = exp(-|x|) never overflows: 1 / (1 + e) for x >= 0 and e / (1 + e)
+  // below, which keeps the subnormal results of x < -87 (float32) that
+  // 1 / (1 + exp(-x)) loses to an overflowed exp.
+  Value x = args[0];
   Value one =
       arith::ConstantOp::create(b, loc, element, b.getFloatAttr(element, 1.0));
-  Value negated = arith::NegFOp::create(b, loc, args[0]);
-  Value exp = math::ExpOp::create(b, loc, negated);
-  Value sum = arith::AddFOp::create(b, loc, one, exp);
-  return arith::DivFOp::create(b, loc, one, sum);
+  Value zero =
+      arith::ConstantOp::create(b, loc, element, b.getFloatAttr(element, 0.0));
+  Value e = math::ExpOp::create(
+      b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
+  Value nonNegative =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, zero);
+  Value numerator = arith::SelectOp::create(b, loc, nonNegative, one, e);
+  return arith::DivFOp::create(b, loc, numerator,
+                               arith::AddFOp::create(b, loc, one, e));
 }
 
 FloorDivision mlir::pk::buildFloatFloorDivision(OpBuilder &b, Location loc,

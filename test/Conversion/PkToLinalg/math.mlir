@@ -1,5 +1,5 @@
 // Math functions become math dialect ops in generic bodies; sigmoid is
-// 1 / (1 + exp(-x)); log1p and expm1 are built from log and exp with the
+// 1 / (1 + e) for x >= 0 and e / (1 + e) below, e = exp(-|x|) (no overflow); log1p and expm1 are built from log and exp with the
 // corrections that keep small arguments exact (not math.log1p/math.expm1,
 // which math-to-llvm and math-to-spirv expand as log(1 + x), exp(x) - 1);
 // log1p multiplies log(1 + x) by x / ((1 + x) - 1), a ratio near 1, so
@@ -36,10 +36,14 @@
 // CHECK: math.ceil
 // CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK-NEXT: %[[NEG:.*]] = arith.negf %[[X]] : f32
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[ABS:.*]] = math.absf %[[X]] : f32
+// CHECK-NEXT: %[[NEG:.*]] = arith.negf %[[ABS]] : f32
 // CHECK-NEXT: %[[EXP:.*]] = math.exp %[[NEG]] : f32
+// CHECK-NEXT: %[[POS:.*]] = arith.cmpf oge, %[[X]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[NUM:.*]] = arith.select %[[POS]], %[[ONE]], %[[EXP]] : f32
 // CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[ONE]], %[[EXP]] : f32
-// CHECK-NEXT: %[[SIG:.*]] = arith.divf %[[ONE]], %[[SUM]] : f32
+// CHECK-NEXT: %[[SIG:.*]] = arith.divf %[[NUM]], %[[SUM]] : f32
 // CHECK: math.powf
 pk.kernel @math(%x: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
   %0 = pk.load %x : !pk.ref<4xf32> -> tensor<4xf32>

@@ -430,7 +430,7 @@ def Pk_SinOp : Pk_UnaryFloatOp<"sin", "sine">;
 def Pk_CosOp : Pk_UnaryFloatOp<"cos", "cosine">;
 def Pk_FloorOp : Pk_UnaryFloatOp<"floor", "rounding toward -inf">;
 def Pk_CeilOp : Pk_UnaryFloatOp<"ceil", "rounding toward +inf">;
-def Pk_SigmoidOp : Pk_UnaryFloatOp<"sigmoid", "logistic function 1 / (1 + exp(-x))">;
+def Pk_SigmoidOp : Pk_UnaryFloatOp<"sigmoid", "logistic function 1 / (1 + exp(-x)), without overflow for x < 0">;
 
 def Pk_PowOp : Pk_BinaryOp<"pow", Pk_FloatTensor> {
   let summary = "elementwise power of floats (NumPy's ** on floats)";
