@@ -1,14 +1,14 @@
-//===- Float32Math.cpp - float32 exp, log, tanh as inline arithmetic ------===//
+//===- InlineMathPatterns.cpp - exp, log, tanh as inline arithmetic -------===//
 //
-// Cephes' expf, logf and tanhf (Stephen L. Moshier's minimax polynomials,
-// about 1 ulp), written with arith ops on scalars or vectors so that loops over
-// them vectorize at the target's full width. Unlike upstream's
-// approximations, they keep NumPy's results at the ends of the range:
-// exp's subnormal results (x down to -103.97) and log of subnormals.
+// Cephes' expf, logf and tanhf and its double exp (Stephen L. Moshier's
+// minimax polynomials, about 1 ulp), written with arith ops on scalars or
+// vectors so that loops over them vectorize at the target's full width. Unlike
+// upstream's approximations, they keep NumPy's results at the ends of the
+// range: exp's subnormal results (x down to -103.97) and log of subnormals.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Float32Math.h"
+#include "InlineMathPatterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -21,20 +21,24 @@ using namespace mlir;
 
 namespace {
 
-/// Float32 (and int32) arithmetic on values of one shape: a scalar or a
-/// vector, whose constants are splats. Adds and multiplies may contract
-/// into FMAs.
-class Float32Ops {
+/// Float (f32 or f64) and same-width integer arithmetic on values of one
+/// shape: a scalar or a vector, whose constants are splats. Adds and
+/// multiplies may contract into FMAs.
+class FloatOps {
 public:
-  Float32Ops(ImplicitLocOpBuilder &b, Type type) : b(b), floatType(type) {
-    Type i32 = b.getI32Type();
+  FloatOps(ImplicitLocOpBuilder &b, Type type)
+      : b(b), floatType(type), element(getElementTypeOrSelf(type)) {
+    width = element.getIntOrFloatBitWidth();
+    Type integer = b.getIntegerType(width);
     auto vector = dyn_cast<VectorType>(type);
-    intType = vector ? Type(vector.clone(i32)) : i32;
+    intType = vector ? Type(vector.clone(integer)) : integer;
   }
 
-  Value f(float value) { return constant(floatType, b.getF32FloatAttr(value)); }
-  Value i(int32_t value) {
-    return constant(intType, b.getI32IntegerAttr(value));
+  Value f(double value) {
+    return constant(floatType, b.getFloatAttr(element, value));
+  }
+  Value i(int64_t value) {
+    return constant(intType, b.getIntegerAttr(b.getIntegerType(width), value));
   }
   Value add(Value x, Value y) {
     return arith::AddFOp::create(b, x, y, contract);
@@ -46,9 +50,9 @@ public:
     return arith::MulFOp::create(b, x, y, contract);
   }
   /// c[0] * x^n + c[1] * x^(n-1) + ... + c[n], by Horner's rule.
-  Value horner(Value x, ArrayRef<float> c) {
+  Value horner(Value x, ArrayRef<double> c) {
     Value sum = f(c.front());
-    for (float coefficient : c.drop_front())
+    for (double coefficient : c.drop_front())
       sum = add(mul(sum, x), f(coefficient));
     return sum;
   }
@@ -60,14 +64,16 @@ public:
   }
   Value toBits(Value x) { return arith::BitcastOp::create(b, intType, x); }
   Value fromBits(Value x) { return arith::BitcastOp::create(b, floatType, x); }
-  /// 2^k for integers k in [-126, 127], as the float's bits.
+  /// 2^k for integers k in the normal exponents' range, from its bits.
   Value exp2(Value k) {
-    Value biased = arith::AddIOp::create(b, k, i(127));
-    return fromBits(arith::ShLIOp::create(b, biased, i(23)));
+    bool single = width == 32;
+    Value biased = arith::AddIOp::create(b, k, i(single ? 127 : 1023));
+    return fromBits(arith::ShLIOp::create(b, biased, i(single ? 23 : 52)));
   }
 
   ImplicitLocOpBuilder &b;
-  Type floatType, intType;
+  Type floatType, element, intType;
+  unsigned width;
 
 private:
   Value constant(Type type, TypedAttr scalar) {
@@ -87,30 +93,58 @@ bool isFloat32(Type type) {
          (type.isF32() || isa<VectorType>(type));
 }
 
+/// Whether `type` is `element` or a vector of it.
+bool isFloatOf(Type type, Type element) {
+  return getElementTypeOrSelf(type) == element &&
+         (type == element || isa<VectorType>(type));
+}
+
 /// exp(x) = 2^k * e^r with k = round(x / ln 2) and r = x - k ln 2 (ln 2 in
-/// two parts, the first exact in k * ln2Hi), |r| <= ln 2 / 2. 2^k is applied
-/// as two powers 2^(k/2) that are always normal numbers, so results that
-/// overflow become inf and subnormal ones are rounded once.
-struct ExpF32 : public OpRewritePattern<math::ExpOp> {
+/// two parts, the first exact in k * ln2Hi), |r| <= ln 2 / 2: float32 with
+/// a minimax polynomial, float64 with Cephes' Pade form
+/// 1 + 2 r P(r^2) / (Q(r^2) - r P(r^2)) (libmvec's vector exp is 3 ulp off).
+/// 2^k is applied as two powers 2^(k/2) that are always normal numbers, so
+/// results that overflow become inf and subnormal ones are rounded once.
+struct ExpPattern : public OpRewritePattern<math::ExpOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(math::ExpOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isFloat32(op.getType()))
+    bool single = isFloatOf(op.getType(), rewriter.getF32Type());
+    if (!single && !isFloatOf(op.getType(), rewriter.getF64Type()))
       return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    Float32Ops m(b, op.getType());
+    FloatOps m(b, op.getType());
     Value x = op.getOperand();
-    // exp(x) is 0 below -103.98 and inf above 88.73; NaN is restored last.
+    // exp(x) is 0 below the smallest subnormal and inf above the largest
+    // float; the clamp keeps k in range, NaN is restored last.
     Value clamped = arith::MinNumFOp::create(
-        b, arith::MaxNumFOp::create(b, x, m.f(-104.0f)), m.f(89.0f));
-    Value kf = math::RoundEvenOp::create(b, m.mul(clamped, m.f(1.44269504f)));
-    Value r = m.sub(m.sub(clamped, m.mul(kf, m.f(0.693359375f))),
-                    m.mul(kf, m.f(-2.12194440e-4f)));
-    Value poly =
-        m.horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
-                     4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f});
-    Value er = m.add(m.add(m.mul(m.mul(r, r), poly), r), m.f(1.0f));
+        b, arith::MaxNumFOp::create(b, x, m.f(single ? -104.0 : -746.0)),
+        m.f(single ? 89.0 : 710.0));
+    Value kf = math::RoundEvenOp::create(
+        b, m.mul(clamped, m.f(single ? 1.44269504 : 1.4426950408889634)));
+    Value r = single
+                  ? m.sub(m.sub(clamped, m.mul(kf, m.f(0.693359375))),
+                          m.mul(kf, m.f(-2.12194440e-4)))
+                  : m.sub(m.sub(clamped, m.mul(kf, m.f(6.93145751953125e-1))),
+                          m.mul(kf, m.f(1.42860682030941723212e-6)));
+    Value er;
+    if (single) {
+      Value poly =
+          m.horner(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3,
+                       4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1});
+      er = m.add(m.add(m.mul(m.mul(r, r), poly), r), m.f(1.0));
+    } else {
+      Value rr = m.mul(r, r);
+      Value p = m.mul(
+          r, m.horner(rr, {1.26177193074810590878e-4, 3.02994407707441961300e-2,
+                           9.99999999999999999910e-1}));
+      Value q =
+          m.horner(rr, {3.00198505138664455042e-6, 2.52448340349684104192e-3,
+                        2.27265548208155028766e-1, 2.00000000000000000009e0});
+      Value ratio = arith::DivFOp::create(b, p, m.sub(q, p));
+      er = m.add(m.f(1.0), m.add(ratio, ratio));
+    }
     Value k = arith::FPToSIOp::create(b, m.intType, kf);
     Value half = arith::ShRSIOp::create(b, k, m.i(1));
     Value rest = arith::SubIOp::create(b, k, half);
@@ -131,7 +165,7 @@ struct LogF32 : public OpRewritePattern<math::LogOp> {
     if (!isFloat32(op.getType()))
       return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    Float32Ops m(b, op.getType());
+    FloatOps m(b, op.getType());
     Value x = op.getOperand();
     Value subnormal =
         m.compare(arith::CmpFPredicate::OLT, x, m.f(1.17549435e-38f));
@@ -189,7 +223,7 @@ struct TanhF32 : public OpRewritePattern<math::TanhOp> {
     if (!isFloat32(op.getType()))
       return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    Float32Ops m(b, op.getType());
+    FloatOps m(b, op.getType());
     Value x = op.getOperand();
     Value z = m.mul(x, x);
     Value poly =
@@ -212,6 +246,6 @@ struct TanhF32 : public OpRewritePattern<math::TanhOp> {
 
 } // namespace
 
-void mlir::pk::populateFloat32MathPatterns(RewritePatternSet &patterns) {
-  patterns.add<ExpF32, LogF32, TanhF32>(patterns.getContext());
+void mlir::pk::populateInlineMathPatterns(RewritePatternSet &patterns) {
+  patterns.add<ExpPattern, LogF32, TanhF32>(patterns.getContext());
 }

@@ -1,0 +1,25 @@
+//===- Float32Math.h - float32 exp, log, tanh as arithmetic ------*- C++
+//-*-===//
+//
+// Private to the transforms: patterns that expand float32 math.exp,
+// math.log and math.tanh and float64 math.exp (scalar or vector) into
+// inline arithmetic (pk-inline-cpu-math).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_LIB_TRANSFORMS_INLINEMATHPATTERNS_H
+#define PICOKERNEL_LIB_TRANSFORMS_INLINEMATHPATTERNS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::pk {
+
+/// float32 exp, log and tanh within 1 ulp over the whole range (exp's
+/// subnormal results and log's subnormal arguments included) and float64
+/// exp within 2, as Cephes computes them; NaN, infinities, zeros and
+/// negative arguments as libm.
+void populateInlineMathPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::pk
+
+#endif // PICOKERNEL_LIB_TRANSFORMS_INLINEMATHPATTERNS_H
