@@ -85,9 +85,10 @@ bool isSplittable(linalg::GenericOp op) {
 }
 
 /// `op` with the broadcast unit dims of its inputs (constant 0s in their
-/// maps, from keepdims results such as a row's max) collapsed away: upstream
-/// splitting and folding take only dims in the maps. The op itself when it
-/// has none; failure where the output has some.
+/// maps, from keepdims results such as a row's max) collapsed away: the
+/// split and the folding of reduction loops take only dims in the maps. The
+/// op itself when it has none; failure where the output has some, or where
+/// a constant indexes a dimension longer than 1 (a slice, not a broadcast).
 FailureOr<linalg::GenericOp> withoutBroadcastUnitDims(RewriterBase &rewriter,
                                                       linalg::GenericOp op) {
   auto isConstant = [](AffineExpr expr) {
@@ -101,6 +102,11 @@ FailureOr<linalg::GenericOp> withoutBroadcastUnitDims(RewriterBase &rewriter,
           op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(),
           isConstant))
     return failure();
+  for (OpOperand *input : op.getDpsInputOperands())
+    for (auto [index, expr] :
+         llvm::enumerate(op.getMatchingIndexingMap(input).getResults()))
+      if (isConstant(expr) && op.getShape(input)[index] != 1)
+        return failure();
   rewriter.setInsertionPoint(op);
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;

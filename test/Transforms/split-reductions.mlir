@@ -237,3 +237,21 @@ func.func @left_alone(%x: tensor<16xi64>, %init: tensor<i64>, %e: tensor<0x16xf3
   } -> tensor<f8E4M3FN>
   return %r, %q, %m : tensor<i64>, tensor<0xf32>, tensor<f8E4M3FN>
 }
+
+// A constant index into a dimension longer than 1 reads a slice (column 0),
+// not a broadcast: collapsing it would read other elements, so the op is
+// left alone.
+// CHECK-LABEL: func.func @constant_column
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+#col0 = affine_map<(d0) -> (d0, 0)>
+func.func @constant_column(%x: tensor<16x5xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#col0, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<16x5xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
