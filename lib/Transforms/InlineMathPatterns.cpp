@@ -87,17 +87,32 @@ private:
       arith::FastMathFlags::contract;
 };
 
-/// Whether `type` is f32 or a vector of f32.
-bool isFloat32(Type type) {
-  return getElementTypeOrSelf(type).isF32() &&
-         (type.isF32() || isa<VectorType>(type));
-}
-
 /// Whether `type` is `element` or a vector of it.
 bool isFloatOf(Type type, Type element) {
   return getElementTypeOrSelf(type) == element &&
          (type == element || isa<VectorType>(type));
 }
+
+/// Replaces a unary math op on float32 (and float64 with `withFloat64`),
+/// scalar or vector, by the arithmetic `expand` builds from its operand.
+template <typename OpTy, bool withFloat64 = false>
+struct InlineMathPattern : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  virtual Value expand(FloatOps &m, Value x) const = 0;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const final {
+    Type type = op.getType();
+    if (!isFloatOf(type, rewriter.getF32Type()) &&
+        !(withFloat64 && isFloatOf(type, rewriter.getF64Type())))
+      return failure();
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    FloatOps m(b, type);
+    rewriter.replaceOp(op, expand(m, op.getOperand()));
+    return success();
+  }
+};
 
 /// exp(x) = 2^k * e^r with k = round(x / ln 2) and r = x - k ln 2 (ln 2 in
 /// two parts, the first exact in k * ln2Hi), |r| <= ln 2 / 2: float32 with
@@ -105,17 +120,12 @@ bool isFloatOf(Type type, Type element) {
 /// 1 + 2 r P(r^2) / (Q(r^2) - r P(r^2)) (libmvec's vector exp is 3 ulp off).
 /// 2^k is applied as two powers 2^(k/2) that are always normal numbers, so
 /// results that overflow become inf and subnormal ones are rounded once.
-struct ExpPattern : public OpRewritePattern<math::ExpOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct ExpPattern : public InlineMathPattern<math::ExpOp, true> {
+  using InlineMathPattern::InlineMathPattern;
 
-  LogicalResult matchAndRewrite(math::ExpOp op,
-                                PatternRewriter &rewriter) const override {
-    bool single = isFloatOf(op.getType(), rewriter.getF32Type());
-    if (!single && !isFloatOf(op.getType(), rewriter.getF64Type()))
-      return failure();
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    FloatOps m(b, op.getType());
-    Value x = op.getOperand();
+  Value expand(FloatOps &m, Value x) const override {
+    ImplicitLocOpBuilder &b = m.b;
+    bool single = m.width == 32;
     // exp(x) is 0 below the smallest subnormal and inf above the largest
     // float; the clamp keeps k in range, NaN is restored last.
     Value clamped = arith::MinNumFOp::create(
@@ -150,23 +160,17 @@ struct ExpPattern : public OpRewritePattern<math::ExpOp> {
     Value rest = arith::SubIOp::create(b, k, half);
     Value result = m.mul(m.mul(er, m.exp2(half)), m.exp2(rest));
     Value isNan = m.compare(arith::CmpFPredicate::UNO, x, x);
-    rewriter.replaceOp(op, m.select(isNan, x, result));
-    return success();
+    return m.select(isNan, x, result);
   }
 };
 
 /// log(x) = e ln 2 + log(1 + f) with x = 2^e (1 + f), 1 + f in
 /// [sqrt(1/2), sqrt(2)); subnormal x is scaled by 2^23 first.
-struct LogF32 : public OpRewritePattern<math::LogOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct LogF32 : public InlineMathPattern<math::LogOp> {
+  using InlineMathPattern::InlineMathPattern;
 
-  LogicalResult matchAndRewrite(math::LogOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!isFloat32(op.getType()))
-      return failure();
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    FloatOps m(b, op.getType());
-    Value x = op.getOperand();
+  Value expand(FloatOps &m, Value x) const override {
+    ImplicitLocOpBuilder &b = m.b;
     Value subnormal =
         m.compare(arith::CmpFPredicate::OLT, x, m.f(1.17549435e-38f));
     Value scaled = m.select(subnormal, m.mul(x, m.f(8388608.0f)), x);
@@ -204,10 +208,8 @@ struct LogF32 : public OpRewritePattern<math::LogOp> {
                       m.f(inf), result);
     result = m.select(m.compare(arith::CmpFPredicate::OEQ, x, m.f(0.0f)),
                       m.f(-inf), result);
-    result = m.select(m.compare(arith::CmpFPredicate::ULT, x, m.f(0.0f)),
-                      m.f(std::numeric_limits<float>::quiet_NaN()), result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return m.select(m.compare(arith::CmpFPredicate::ULT, x, m.f(0.0f)),
+                    m.f(std::numeric_limits<float>::quiet_NaN()), result);
   }
 };
 
@@ -215,16 +217,11 @@ struct LogF32 : public OpRewritePattern<math::LogOp> {
 /// sign(x) (1 - 2 / (exp(2|x|) + 1)), which saturates to +-1 as exp
 /// overflows. (Upstream's rational approximation is cheaper but 5 ulp off
 /// near |x| = 5.)
-struct TanhF32 : public OpRewritePattern<math::TanhOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct TanhF32 : public InlineMathPattern<math::TanhOp> {
+  using InlineMathPattern::InlineMathPattern;
 
-  LogicalResult matchAndRewrite(math::TanhOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!isFloat32(op.getType()))
-      return failure();
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    FloatOps m(b, op.getType());
-    Value x = op.getOperand();
+  Value expand(FloatOps &m, Value x) const override {
+    ImplicitLocOpBuilder &b = m.b;
     Value z = m.mul(x, x);
     Value poly =
         m.horner(z, {-5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f,
@@ -238,9 +235,7 @@ struct TanhF32 : public OpRewritePattern<math::TanhOp> {
         m.compare(arith::CmpFPredicate::OLT, magnitude, m.f(0.625f));
     // NaN fails the comparison and propagates through the large branch; the
     // sign is x's (tanh(-0) = -0, which x + x^3 P rounds to +0).
-    rewriter.replaceOp(
-        op, math::CopySignOp::create(b, m.select(isSmall, small, large), x));
-    return success();
+    return math::CopySignOp::create(b, m.select(isSmall, small, large), x);
   }
 };
 
