@@ -68,6 +68,10 @@ void mlir::pk::buildPkCpuTilingPipeline(OpPassManager &pm,
   matvec.vectorBits = options.vectorBits;
   matvec.parallelThreshold = options.parallelThreshold;
   pm.addNestedPass<func::FuncOp>(createPkVectorizeMatvec(matvec));
+  // softmax, norms: reductions and the ops reading them in tiles of rows.
+  PkFuseRowsOptions rows;
+  rows.parallelThreshold = options.parallelThreshold;
+  pm.addNestedPass<func::FuncOp>(createPkFuseRows(rows));
   // Long reductions in blocks: partial results in parallel, then a combine
   // (a tree of short sums, as accurate as NumPy's pairwise summation).
   pm.addNestedPass<func::FuncOp>(createPkSplitReductions());

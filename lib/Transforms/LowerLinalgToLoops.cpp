@@ -40,8 +40,12 @@ struct LowerLinalgToLoopsPass
     getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
+      // Inside a parallel loop (a tile of rows) the loops stay serial:
+      // OpenMP would run a nested parallel region on one thread anyway.
+      bool nested = op->getParentOfType<scf::ForallOp>() ||
+                    op->getParentOfType<scf::ParallelOp>();
       bool parallel =
-          parallelThreshold > 0 &&
+          !nested && parallelThreshold > 0 &&
           mlir::pk::iterationCount(op) >= parallelThreshold &&
           op.getNumLoops() > 0 &&
           op.getIteratorTypesArray().front() == utils::IteratorType::parallel;

@@ -441,13 +441,20 @@ struct SplitReductionsPass
           << blockSize;
       return signalPassFailure();
     }
-    // Only the function's own ops: reductions inside loops (a matmul's
-    // tiles) are already scheduled.
+    // The function's own ops and those of its tile loops (rows of a
+    // softmax, from pk-fuse-rows; there the blocks run serially, for the
+    // accuracy). Reductions deeper down are already scheduled.
     SmallVector<linalg::GenericOp> candidates;
+    auto collect = [&](Block &block) {
+      for (Operation &op : block)
+        if (auto generic = dyn_cast<linalg::GenericOp>(op))
+          if (isSplittable(generic))
+            candidates.push_back(generic);
+    };
+    collect(getOperation().getBody().front());
     for (Operation &op : getOperation().getBody().getOps())
-      if (auto generic = dyn_cast<linalg::GenericOp>(op))
-        if (isSplittable(generic))
-          candidates.push_back(generic);
+      if (isa<scf::ForallOp, scf::ForOp>(op))
+        collect(op.getRegion(0).front());
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : candidates) {
       // Reduced elements per result, saturating.

@@ -47,3 +47,24 @@ func.func @reduction_outermost(%a: memref<100x10xf32>, %o: memref<10xf32>) {
   }
   return
 }
+
+// Inside a parallel loop already (a tile of rows from pk-fuse-rows): serial.
+// CHECK-LABEL: func.func @inside_forall
+// CHECK: scf.forall
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: linalg.generic
+func.func @inside_forall(%a: memref<4x10x10xf32>, %o: memref<4x10x10xf32>) {
+  scf.forall (%i) in (4) {
+    %sa = memref.subview %a[%i, 0, 0] [1, 10, 10] [1, 1, 1] : memref<4x10x10xf32> to memref<10x10xf32, strided<[10, 1], offset: ?>>
+    %so = memref.subview %o[%i, 0, 0] [1, 10, 10] [1, 1, 1] : memref<4x10x10xf32> to memref<10x10xf32, strided<[10, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+        ins(%sa : memref<10x10xf32, strided<[10, 1], offset: ?>>) outs(%so : memref<10x10xf32, strided<[10, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32):
+      %0 = arith.mulf %x, %x : f32
+      linalg.yield %0 : f32
+    }
+  }
+  return
+}

@@ -255,3 +255,46 @@ func.func @constant_column(%x: tensor<16x5xf32>, %init: tensor<f32>) -> tensor<f
   } -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// A row's sum inside a tile of rows (pk-fuse-rows' loop) is split too; a
+// reduction nested deeper (a loop in the tile) is left alone.
+// CHECK-LABEL: func.func @in_tile_loop
+// CHECK: scf.forall
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [1, 2, 4]
+// CHECK: scf.for
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<1x8xf32>)
+// CHECK: return
+func.func @in_tile_loop(%x: tensor<4x8xf32>, %out: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %r = scf.forall (%i) in (4) shared_outs(%o = %out) -> (tensor<4xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<1x8xf32>
+    %acc = tensor.extract_slice %o[%i] [1] [1] : tensor<4xf32> to tensor<1xf32>
+    %s = linalg.generic {indexing_maps = [#id2, #r2], iterator_types = ["parallel", "reduction"]}
+        ins(%row : tensor<1x8xf32>) outs(%acc : tensor<1xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.addf %b, %a fastmath<reassoc> : f32
+      linalg.yield %t : f32
+    } -> tensor<1xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%i] [1] [1] : tensor<1xf32> into tensor<4xf32>
+    }
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %d = scf.for %i = %c0 to %c4 step %c1 iter_args(%o = %out) -> (tensor<4xf32>) {
+    %n = scf.for %j = %c0 to %c1 step %c1 iter_args(%p = %o) -> (tensor<4xf32>) {
+      %row = tensor.extract_slice %x[%i, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<1x8xf32>
+      %acc = tensor.extract_slice %p[%i] [1] [1] : tensor<4xf32> to tensor<1xf32>
+      %s = linalg.generic {indexing_maps = [#id2, #r2], iterator_types = ["parallel", "reduction"]}
+          ins(%row : tensor<1x8xf32>) outs(%acc : tensor<1xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %t = arith.addf %b, %a fastmath<reassoc> : f32
+        linalg.yield %t : f32
+      } -> tensor<1xf32>
+      %u = tensor.insert_slice %s into %p[%i] [1] [1] : tensor<1xf32> into tensor<4xf32>
+      scf.yield %u : tensor<4xf32>
+    }
+    scf.yield %n : tensor<4xf32>
+  }
+  return %r, %d : tensor<4xf32>, tensor<4xf32>
+}

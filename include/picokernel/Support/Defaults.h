@@ -26,6 +26,15 @@ inline constexpr int64_t kParallelThreshold = int64_t(1) << 15;
 /// 4096 and 0.46-0.49 ms with 128 or 256.
 inline constexpr int64_t kReductionBlock = 1024;
 
+/// Iterations one tile of rows of a softmax or norm aims at
+/// (pk-fuse-rows): 16 KiB of float32 per array, so that a tile of the
+/// input, its temporaries and the output stay in L1.
+inline constexpr int64_t kRowTileElements = 4096;
+
+/// Tiles of rows a softmax or norm is cut into at least, where there are
+/// as many rows, so that every core gets several.
+inline constexpr int64_t kMinRowTiles = 32;
+
 /// Matmuls with fewer multiply-adds than this keep a plain loop nest:
 /// packing pads them to whole register tiles, which small ones lose to.
 inline constexpr int64_t kPackMatmulMinIterations = int64_t(1) << 15;

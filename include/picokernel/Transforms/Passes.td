@@ -161,6 +161,59 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def PkFuseRows : Pass<"pk-fuse-rows", "::mlir::func::FuncOp"> {
+  let summary = "Compute reductions and the ops reading them row by row";
+  let description = [{
+    Tiles each `linalg.generic` on tensors (static shapes) of the
+    function's body that reads a reduction's result, directly or through
+    other ops (softmax's division, a norm's scaling, logsumexp's `log`),
+    over its *row loops*, and fuses into the tile the generics and fills
+    that compute its operands (upstream's
+    `tileConsumerAndFuseProducersUsingSCF`): a row's `max`, `exp`, `sum`
+    and division run one after the other while the row is in cache, and
+    the temporaries between them are one tile big instead of the whole
+    array. Unit dimensions (keepdims results) are dropped first.
+
+    The row loops are the root's parallel loops that index every operand
+    computed by another op. A tile takes about `tile-elements` iterations
+    of the largest op involved (whole rows, in sizes that divide the
+    loops), and there are at least `min-tiles` tiles where there are that
+    many rows; fewer rows than that, each of at least two reduction blocks
+    (`kReductionBlock`), are left to `pk-split-reductions`, which spreads
+    their blocks over the cores. Producers a tile would need whole (a full reduction, a
+    column reduction read by every row) are not fused. A root is left
+    alone unless a reduction is fused into it. The tiles are an
+    `scf.forall` when the largest op runs at least `parallel-threshold`
+    iterations, else an `scf.for`.
+
+    An all-parallel fused op producing a tile of the root's result type
+    (softmax's `exp`) writes into the root's destination tile, which the
+    root then overwrites elementwise; producers fused into two consumers
+    are computed once (CSE).
+
+    Example: `o = e / e.sum(axis=1)` with `e = exp(x - x.max(axis=1))` on
+    1024 x 1024 float32 becomes an `scf.forall` over 128 tiles of 8 rows:
+    a max over the tile's rows into a `tensor<8xf32>`, `exp` into the
+    tile of `o`, its sum, and the division in place.
+  }];
+  let options = [
+    Option<"tileElements", "tile-elements", "int64_t",
+           /*default=*/"::pk::defaults::kRowTileElements",
+           "Iterations of the largest fused op one tile aims at">,
+    Option<"minTiles", "min-tiles", "int64_t",
+           /*default=*/"::pk::defaults::kMinRowTiles",
+           "Tiles the rows are cut into at least (where there are as many)">,
+    Option<"parallelThreshold", "parallel-threshold", "int64_t",
+           /*default=*/"::pk::defaults::kParallelThreshold",
+           "Iterations from which the tiles run in parallel (0: never)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
   let summary = "Split long reductions into parallel blocks and a pairwise combine";
   let description = [{
@@ -187,7 +240,9 @@ def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
     row's keepdims maximum) are collapsed to drop them, and adjacent
     reduction loops that every operand keeps in order (a full reduction of
     a 2-D array) are folded into one (`linalg::collapseOpIterationDims`).
-    Reductions inside loops (a matmul's tiles) are left alone.
+    Besides the function's own ops, those directly in the body of one of
+    its loops (a tile of rows from `pk-fuse-rows`) are split; deeper ones
+    (a matmul's tiles) are left alone.
 
     Example (`block-size=1024`):
 
@@ -249,7 +304,8 @@ def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
     outermost loop is parallel, that outermost loop becomes an
     `scf.parallel` instead (for `convert-scf-to-openmp`): small kernels stay
     serial and free of thread start-up costs, large ones use every core,
-    with the inner loops left for LLVM to vectorize.
+    with the inner loops left for LLVM to vectorize. Ops inside a parallel
+    loop already (`scf.forall`, `scf.parallel`: tiles of rows) stay serial.
   }];
   let options = [
     Option<"parallelThreshold", "parallel-threshold", "int64_t",

@@ -1,0 +1,367 @@
+//===- FuseRows.cpp - reductions and their users computed row by row ------===//
+//
+// softmax is max -> exp -> sum -> divide over each row. Fused elementwise
+// only, each step is its own pass over the whole array and `exp`'s result
+// a full-size temporary: at 8M elements that is 32 MB of extra memory
+// traffic (and, fresh from the system, a page fault per 4 KiB). Tiled over
+// rows with every step fused into the tile, a row's steps run while it is
+// in cache and the temporaries are one tile big.
+//
+//===----------------------------------------------------------------------===//
+
+#include "picokernel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::pk {
+#define GEN_PASS_DEF_PKFUSEROWS
+#include "picokernel/Transforms/Passes.h.inc"
+} // namespace mlir::pk
+
+using namespace mlir;
+
+namespace {
+
+using LoopType = scf::SCFTilingOptions::LoopType;
+
+/// A generic or fill of the function's own body (not inside a loop) on
+/// tensors with static nonzero sizes, reading and writing through
+/// projected permutations: what this pass tiles and fuses (upstream's
+/// tiling divides by the loop ranges, and slices reversed views wrongly).
+bool isTopLevelTensorOp(Operation *op, func::FuncOp func) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  return linalgOp && isa<linalg::GenericOp, linalg::FillOp>(op) &&
+         op->getBlock() == &func.getBody().front() &&
+         linalgOp.hasPureTensorSemantics() && !linalgOp.hasDynamicShape() &&
+         !llvm::is_contained(linalgOp.getStaticLoopRanges(), 0) &&
+         llvm::all_of(linalgOp.getIndexingMapsArray(), [](AffineMap map) {
+           return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+         });
+}
+
+/// Whether `op` reads the result of a reduction of the function's body,
+/// directly or through other ops: the pattern of softmax, norms and
+/// logsumexp (a plain reduction of elementwise work is one fused loop nest
+/// already).
+bool readsReduction(linalg::GenericOp op, func::FuncOp func) {
+  SmallVector<Operation *> worklist{op};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!worklist.empty()) {
+    Operation *consumer = worklist.pop_back_val();
+    if (!seen.insert(consumer).second)
+      continue;
+    for (Value input : cast<linalg::LinalgOp>(consumer).getDpsInputs()) {
+      Operation *producer = input.getDefiningOp();
+      if (!isTopLevelTensorOp(producer, func))
+        continue;
+      if (cast<linalg::LinalgOp>(producer).getNumReductionLoops() > 0)
+        return true;
+      worklist.push_back(producer);
+    }
+  }
+  return false;
+}
+
+/// The parallel loops of `root` that a tile may cut: those that index every
+/// operand computed by another op of the function (so that each producer
+/// is needed in slices, not whole). Null if the operands' maps are not
+/// projected permutations.
+FailureOr<llvm::SmallBitVector> getRowLoops(linalg::GenericOp root,
+                                            func::FuncOp func) {
+  llvm::SmallBitVector rows(root.getNumLoops());
+  for (auto [index, iterator] : llvm::enumerate(root.getIteratorTypesArray()))
+    rows[index] = iterator == utils::IteratorType::parallel;
+  for (OpOperand &operand : root->getOpOperands()) {
+    AffineMap map = root.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return failure();
+    if (!isTopLevelTensorOp(operand.get().getDefiningOp(), func))
+      continue;
+    llvm::SmallBitVector used(root.getNumLoops());
+    for (AffineExpr result : map.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(result))
+        used.set(dim.getPosition());
+    rows &= used;
+  }
+  return rows;
+}
+
+/// The most iterations of `root` and the ops of the function that compute
+/// its operands, directly or not: the work a tile of all of `root`'s row
+/// loops stands for.
+int64_t getGroupIterations(linalg::GenericOp root, func::FuncOp func) {
+  int64_t most = 0;
+  SmallVector<Operation *> worklist{root};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!worklist.empty()) {
+    auto op = cast<linalg::LinalgOp>(worklist.pop_back_val());
+    if (!seen.insert(op).second)
+      continue;
+    int64_t iterations = 1;
+    for (int64_t range : op.getStaticLoopRanges())
+      iterations = iterations > INT64_MAX / std::max<int64_t>(range, 1)
+                       ? INT64_MAX
+                       : iterations * range;
+    most = std::max(most, iterations);
+    for (Value operand : op->getOperands())
+      if (isTopLevelTensorOp(operand.getDefiningOp(), func))
+        worklist.push_back(operand.getDefiningOp());
+  }
+  return most;
+}
+
+/// The largest divisor of `range` that is at most `most` (at least 1).
+int64_t largestDivisorAtMost(int64_t range, int64_t most) {
+  for (int64_t size = std::min(range, std::max<int64_t>(most, 1)); size > 1;
+       --size)
+    if (range % size == 0)
+      return size;
+  return 1;
+}
+
+/// Tile sizes for `root`'s row loops (0 elsewhere): about `tileElements`
+/// iterations of the group per tile, cut innermost row loop first, in
+/// sizes that divide the loops (no partial tiles), leaving at least
+/// `minTiles` tiles where there are that many rows. None (empty) for fewer
+/// rows than that, each of two reduction blocks or more: pk-split-reductions
+/// spreads such rows' blocks over every core instead.
+SmallVector<int64_t> getTileSizes(linalg::GenericOp root,
+                                  const llvm::SmallBitVector &rowLoops,
+                                  int64_t groupIterations, int64_t tileElements,
+                                  int64_t minTiles) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  int64_t rows = 1;
+  for (int index : rowLoops.set_bits())
+    rows *= ranges[index];
+  int64_t perRow =
+      std::max<int64_t>(groupIterations / std::max<int64_t>(rows, 1), 1);
+  if (rows < minTiles && perRow >= 2 * ::pk::defaults::kReductionBlock)
+    return {};
+  int64_t rowsPerTile = std::max<int64_t>(tileElements / perRow, 1);
+  rowsPerTile = std::min(rowsPerTile, std::max<int64_t>(rows / minTiles, 1));
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  for (int index = ranges.size() - 1; index >= 0; --index) {
+    if (!rowLoops[index])
+      continue;
+    sizes[index] = largestDivisorAtMost(ranges[index], rowsPerTile);
+    rowsPerTile = std::max<int64_t>(rowsPerTile / sizes[index], 1);
+  }
+  return sizes;
+}
+
+/// Fusion stops at producers needed whole (tiling them gains nothing),
+/// at ops in loops and at anything but generics and fills; a destination
+/// is fused only when it is a fill (a reduction's initial value).
+std::optional<scf::SCFTileAndFuseOptions::ControlFnResult>
+shouldFuse(tensor::ExtractSliceOp slice, OpResult producer, bool destination,
+           func::FuncOp func) {
+  Operation *op = producer.getOwner();
+  if (!isTopLevelTensorOp(op, func) ||
+      (destination && !isa<linalg::FillOp>(op)))
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(producer.getType());
+  SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
+  bool whole = llvm::all_of(llvm::enumerate(sizes), [&](auto indexed) {
+    std::optional<int64_t> size = getConstantIntValue(indexed.value());
+    return size && *size == type.getDimSize(indexed.index());
+  });
+  if (whole)
+    return std::nullopt;
+  return scf::SCFTileAndFuseOptions::ControlFnResult{};
+}
+
+/// An empty tensor or a slice of one (as fusion leaves a producer's).
+bool isEmptyTile(Value value) {
+  if (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
+    value = slice.getSource();
+  return value.getDefiningOp<tensor::EmptyOp>() != nullptr;
+}
+
+/// An all-parallel fused op writing a fresh tile of the root's result
+/// shape writes it into the root's destination tile instead, where the
+/// root (elementwise on it) overwrites it: softmax's `exp` lands in the
+/// output, and the division rescales it in place. Bufferization copies
+/// where that would clobber a value still to be read.
+void writeIntoRootTile(RewriterBase &rewriter, linalg::GenericOp root,
+                       ArrayRef<Operation *> fused) {
+  if (root.getNumDpsInits() != 1 || root.getNumReductionLoops() != 0 ||
+      !root.getIndexingMapsArray().back().isIdentity())
+    return;
+  Value destination = root.getDpsInitOperand(0)->get();
+  for (Operation *op : fused) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic || generic == root || generic.getNumDpsInits() != 1 ||
+        generic.getNumReductionLoops() != 0 ||
+        generic->getResult(0).getType() != destination.getType() ||
+        !isEmptyTile(generic.getDpsInitOperand(0)->get()) ||
+        !generic.getIndexingMapsArray().back().isIdentity())
+      continue;
+    bool readAsWritten =
+        llvm::all_of(generic->getResult(0).getUses(), [&](OpOperand &use) {
+          return use.getOwner() != root ||
+                 root.getMatchingIndexingMap(&use).isIdentity();
+        });
+    if (!readAsWritten)
+      continue;
+    // The destination's slice is taken right before the root: take it
+    // before this op (its operands are the loops' values).
+    Operation *slice = destination.getDefiningOp();
+    if (slice && slice->getBlock() == generic->getBlock() &&
+        generic->isBeforeInBlock(slice)) {
+      bool movable = llvm::all_of(slice->getOperands(), [&](Value operand) {
+        Operation *def = operand.getDefiningOp();
+        return !def || def->getBlock() != slice->getBlock() ||
+               def->isBeforeInBlock(generic);
+      });
+      if (!movable)
+        continue;
+      rewriter.moveOpBefore(slice, generic);
+    }
+    rewriter.modifyOpInPlace(
+        generic, [&] { generic.getDpsInitOperand(0)->set(destination); });
+  }
+}
+
+struct FuseRowsPass : public mlir::pk::impl::PkFuseRowsBase<FuseRowsPass> {
+  using PkFuseRowsBase::PkFuseRowsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    auto readsAnyReduction = [&] {
+      for (Operation &op : func.getBody().getOps())
+        if (auto generic = dyn_cast<linalg::GenericOp>(op))
+          if (isTopLevelTensorOp(generic, func) &&
+              readsReduction(generic, func))
+            return true;
+      return false;
+    };
+    if (tileElements < 1 || minTiles < 1) {
+      func.emitError("pk-fuse-rows: tile-elements and min-tiles must be "
+                     "positive");
+      return signalPassFailure();
+    }
+    if (!readsAnyReduction())
+      return;
+    // Keepdims reductions read and write through unit dimensions
+    // (reshapes fusion cannot see through): drop them first, from the
+    // function's own linalg ops only (a matmul's tiles keep theirs).
+    {
+      SmallVector<Operation *> ops;
+      for (Operation &op : func.getBody().front())
+        if (isTopLevelTensorOp(&op, func) ||
+            isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                tensor::EmptyOp>(op))
+          ops.push_back(&op);
+      RewritePatternSet patterns(&getContext());
+      linalg::ControlDropUnitDims control;
+      linalg::populateFoldUnitExtentDimsPatterns(patterns, control);
+      tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns,
+                                                         &getContext());
+      tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
+                                                           &getContext());
+      linalg::FillOp::getCanonicalizationPatterns(patterns, &getContext());
+      tensor::populateFoldTensorEmptyPatterns(patterns);
+      GreedyRewriteConfig config;
+      config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+      // A bound, should the patterns ever undo each other.
+      config.setMaxNumRewrites(64 * static_cast<int64_t>(ops.size()) + 64);
+      (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+    }
+    IRRewriter rewriter(&getContext());
+    // Consumers last to first: a root takes in the producers it reads.
+    SmallVector<linalg::GenericOp> roots;
+    for (Operation &op : llvm::reverse(func.getBody().front()))
+      if (auto generic = dyn_cast<linalg::GenericOp>(op))
+        if (isTopLevelTensorOp(generic, func))
+          roots.push_back(generic);
+    llvm::SmallPtrSet<Operation *, 16> fusedAway;
+    for (linalg::GenericOp root : roots) {
+      if (fusedAway.contains(root) || !root->getBlock())
+        continue;
+      if (failed(fuseIntoRows(rewriter, root, fusedAway)))
+        return signalPassFailure();
+    }
+    // Slices of whole-size empty tensors as tile-size ones, and the
+    // producers fused twice (into two consumers) computed once.
+    RewritePatternSet patterns(&getContext());
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    (void)applyPatternsGreedily(func, std::move(patterns));
+    DominanceInfo dominance(func);
+    eliminateCommonSubExpressions(rewriter, dominance, func);
+  }
+
+  /// Tiles `root` over its row loops with the producers it reads fused in,
+  /// if a reduction is among them; leaves it alone otherwise.
+  LogicalResult fuseIntoRows(RewriterBase &rewriter, linalg::GenericOp root,
+                             llvm::SmallPtrSetImpl<Operation *> &fusedAway) {
+    func::FuncOp func = getOperation();
+    if (!readsReduction(root, func))
+      return success();
+    FailureOr<llvm::SmallBitVector> rowLoops = getRowLoops(root, func);
+    if (failed(rowLoops) || rowLoops->none())
+      return success();
+    int64_t iterations = getGroupIterations(root, func);
+    SmallVector<int64_t> sizes =
+        getTileSizes(root, *rowLoops, iterations, tileElements, minTiles);
+    if (sizes.empty())
+      return success();
+    bool parallel = parallelThreshold > 0 && iterations >= parallelThreshold;
+    scf::SCFTileAndFuseOptions options;
+    options.tilingOptions.setTileSizes(
+        getAsIndexOpFoldResult(&getContext(), sizes));
+    options.tilingOptions.setLoopType(parallel ? LoopType::ForallOp
+                                               : LoopType::ForOp);
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp slice, OpResult producer, bool destination) {
+          return shouldFuse(slice, producer, destination, func);
+        });
+    rewriter.setInsertionPoint(root);
+    FailureOr<scf::SCFTileAndFuseResult> tiled =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(root.getOperation()), options);
+    if (failed(tiled) || tiled->loops.empty())
+      return success();
+    bool fusedReduction =
+        llvm::any_of(tiled->fusedProducers, [](Operation *producer) {
+          auto generic = dyn_cast<linalg::GenericOp>(producer);
+          return generic && generic.getNumReductionLoops() > 0;
+        });
+    if (!fusedReduction) {
+      rewriter.eraseOp(tiled->loops.front());
+      return success();
+    }
+    writeIntoRootTile(rewriter,
+                      cast<linalg::GenericOp>(tiled->tiledAndFusedOps.front()),
+                      tiled->tiledAndFusedOps.getArrayRef());
+    for (OpResult result : root->getResults())
+      rewriter.replaceAllUsesWith(result, tiled->replacements.lookup(result));
+    fusedAway.insert(tiled->fusedProducers.begin(),
+                     tiled->fusedProducers.end());
+    fusedAway.insert(root.getOperation());
+    rewriter.eraseOp(root);
+    // Producers nothing else reads go now (consumers first), so that they
+    // are not taken for roots.
+    SmallVector<Operation *> producers = tiled->fusedProducers.takeVector();
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (Operation *&producer : producers)
+        if (producer && producer->use_empty()) {
+          rewriter.eraseOp(producer);
+          producer = nullptr;
+          erased = true;
+        }
+    }
+    return success();
+  }
+};
+
+} // namespace
