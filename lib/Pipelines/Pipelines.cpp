@@ -169,6 +169,8 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createPkTileParallelLoopsForGpu(tiling));
   pm.addPass(createConvertParallelLoopToGpuPass());
   pm.addPass(createLowerAffinePass());
+  // The folded views' index arithmetic divides rounding down.
+  pm.addPass(createPkExpandFloorDivForSpirv());
   pm.addPass(createCanonicalizerPass());
   // Shapes are static: index computations fold into the kernels, so that
   // only array buffers remain as kernel arguments.
@@ -204,6 +206,11 @@ void mlir::pk::buildPkSpirvPipeline(OpPassManager &pm,
                                     const SpirvPipelineOptions &options) {
   buildPkToLinalgPipeline(pm);
   buildPkFusionPipeline(pm);
+  // Long reductions as blocks, one GPU thread each, then a pairwise
+  // combine (a kernel per level): a single thread would reduce them all.
+  pm.addNestedPass<func::FuncOp>(createPkSplitReductions());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   buildPkBufferizationPipeline(pm);
   buildPkToSpirvPipeline(pm, options);
 }

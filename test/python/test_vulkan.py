@@ -171,6 +171,50 @@ def test_full_reductions_and_0d_kernels_on_vulkan(rng):
     assert run(vulkan, a, b, np.empty((), np.float32)) == 2.5 * -3.0 + 1
 
 
+@pytest.mark.parametrize("op", ["sum", "max", "min", "mean"])
+@pytest.mark.parametrize("shape,axis", [((5000,), None), ((1_000_003,), None),
+                                        ((300, 700), None), ((3, 100_001), 1),
+                                        ((2049, 3), 0), ((40, 50, 60), (0, 2))])
+def test_long_reductions_run_in_blocks_on_vulkan(rng, op, shape, axis):
+    """Reductions of 2048 elements or more run as blocks of 1024, a GPU
+    thread each, combined pairwise (pk-split-reductions): the CPU's result
+    for max/min and integers, NumPy's pairwise accuracy for float sums."""
+    def body(x_ref, o_ref):
+        o_ref[...] = getattr(x_ref[...], op)(axis=axis)
+
+    body.__name__ = f"{op}_blocks"
+    cpu, gpu = both(body)
+    x = rng.standard_normal(shape).astype(np.float32) + 0.25
+    x.flat[len(x.flat) // 3] = 40.0
+    expected = getattr(np, op)(x.astype(np.float64), axis=axis)
+    out = np.empty(np.shape(expected), np.float32)
+    gpu(x, out)
+    if op in ("max", "min"):
+        np.testing.assert_array_equal(out, getattr(np, op)(x, axis=axis))
+        x.flat[7] = np.nan
+        gpu(x, out)
+        np.testing.assert_array_equal(out, getattr(np, op)(x, axis=axis))
+        return
+    reduced = x.size // max(out.size, 1)
+    bound = 4 * np.finfo(np.float32).eps * np.log2(reduced) * np.abs(x).sum(axis=axis)
+    if op == "mean":
+        bound = bound / reduced
+    assert np.all(np.abs(out - expected) <= bound + np.finfo(np.float32).eps * np.abs(expected))
+    cpu_out = np.empty_like(out)
+    cpu(x, cpu_out)
+    np.testing.assert_allclose(out, cpu_out, rtol=1e-5, atol=1e-6)
+
+
+def test_long_integer_sums_on_vulkan(rng):
+    def total(x_ref, o_ref):
+        o_ref[...] = x_ref[...].sum()
+
+    x = rng.integers(-2**31, 2**31 - 1, 3_000_001, dtype=np.int64)
+    o = np.empty((), np.int64)
+    both(total)[1](x, o)
+    assert o == x.sum()
+
+
 def test_copy_only_kernels_run_without_a_dispatch_on_vulkan():
     def copy(x_ref, o_ref):
         o_ref[...] = x_ref[...]

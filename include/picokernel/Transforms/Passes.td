@@ -728,6 +728,22 @@ def PkAddUnitParallelLoop : Pass<"pk-add-unit-parallel-loop",
                            "::mlir::memref::MemRefDialect"];
 }
 
+def PkExpandFloorDivForSpirv : Pass<"pk-expand-floor-div-for-spirv"> {
+  let summary = "Integer floor and ceiling divisions as SPIR-V's truncating ones";
+  let description = [{
+    Rewrites `arith.floordivsi`, `arith.ceildivsi` and `arith.ceildivui`
+    (upstream's `populateCeilFloorDivExpandOpsPatterns`) into truncating
+    divisions, compares and selects, which SPIR-V has. They come from the
+    index arithmetic of reshaped views folded into loads and stores (a
+    long reduction's input read as blocks), lowered from affine maps.
+
+    ```mlir
+    %q = arith.floordivsi %i, %c256 : index   // becomes divsi, cmpi, select
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def PkExactRemFForSpirv : Pass<"pk-exact-remf-for-spirv"> {
   let summary = "Replace arith.remf by an exact remainder on the bits";
   let description = [{
