@@ -159,24 +159,83 @@ SmallVector<int64_t> getTileSizes(linalg::GenericOp root,
 }
 
 /// Fusion stops at producers needed whole (tiling them gains nothing),
-/// at ops in loops and at anything but generics and fills; a destination
-/// is fused only when it is a fill (a reduction's initial value).
-std::optional<scf::SCFTileAndFuseOptions::ControlFnResult>
-shouldFuse(tensor::ExtractSliceOp slice, OpResult producer, bool destination,
-           func::FuncOp func) {
-  Operation *op = producer.getOwner();
-  if (!isTopLevelTensorOp(op, func) ||
-      (destination && !isa<linalg::FillOp>(op)))
-    return std::nullopt;
+/// at ops in loops and at anything but generics and fills.
+bool shouldFuse(tensor::ExtractSliceOp slice, func::FuncOp func) {
+  auto producer = dyn_cast<OpResult>(slice.getSource());
+  if (!producer || !isTopLevelTensorOp(producer.getOwner(), func))
+    return false;
   auto type = cast<RankedTensorType>(producer.getType());
   SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
   bool whole = llvm::all_of(llvm::enumerate(sizes), [&](auto indexed) {
     std::optional<int64_t> size = getConstantIntValue(indexed.value());
     return size && *size == type.getDimSize(indexed.index());
   });
-  if (whole)
-    return std::nullopt;
-  return scf::SCFTileAndFuseOptions::ControlFnResult{};
+  return !whole;
+}
+
+/// Whether two slices take the same part of the same value.
+bool isSameSlice(tensor::ExtractSliceOp a, tensor::ExtractSliceOp b) {
+  auto same = [](ArrayRef<OpFoldResult> x, ArrayRef<OpFoldResult> y) {
+    return x.size() == y.size() && llvm::all_of(llvm::zip(x, y), [](auto pair) {
+             return isEqualConstantIntOrValue(std::get<0>(pair),
+                                              std::get<1>(pair));
+           });
+  };
+  return a.getSource() == b.getSource() && a.getType() == b.getType() &&
+         same(a.getMixedOffsets(), b.getMixedOffsets()) &&
+         same(a.getMixedSizes(), b.getMixedSizes()) &&
+         same(a.getMixedStrides(), b.getMixedStrides());
+}
+
+/// Fuses into `loops` (a tile nest) the producers of the slices it takes,
+/// and of theirs, one slice at a time; a slice the same as one fused before
+/// reads that tile (upstream's driver fuses a producer once per read,
+/// which doubles with every level of a chain of norms). Returns the
+/// producers fused.
+llvm::SetVector<Operation *>
+fuseProducersInto(RewriterBase &rewriter,
+                  MutableArrayRef<LoopLikeOpInterface> loops,
+                  func::FuncOp func) {
+  llvm::SetVector<Operation *> fused;
+  // Each fused slice (kept, though dead, as the key) and its tile.
+  SmallVector<std::pair<tensor::ExtractSliceOp, Value>> tiles;
+  llvm::SmallPtrSet<Operation *, 16> done;
+  Operation *outer = loops.front();
+  while (true) {
+    tensor::ExtractSliceOp candidate;
+    outer->walk([&](tensor::ExtractSliceOp slice) {
+      if (done.contains(slice))
+        return WalkResult::advance();
+      done.insert(slice);
+      if (!shouldFuse(slice, func))
+        return WalkResult::advance();
+      candidate = slice;
+      return WalkResult::interrupt();
+    });
+    if (!candidate)
+      break;
+    auto earlier = llvm::find_if(tiles, [&](auto &entry) {
+      Operation *tile = entry.second.getDefiningOp();
+      return isSameSlice(entry.first, candidate) && tile &&
+             tile->getBlock() == candidate->getBlock() &&
+             tile->isBeforeInBlock(candidate);
+    });
+    if (earlier != tiles.end()) {
+      rewriter.replaceAllUsesWith(candidate.getResult(), earlier->second);
+      continue;
+    }
+    Operation *producer = cast<OpResult>(candidate.getSource()).getOwner();
+    std::optional<scf::SCFFuseProducerOfSliceResult> result =
+        scf::tileAndFuseProducerOfSlice(rewriter, candidate, loops);
+    if (!result)
+      continue;
+    fused.insert(producer);
+    tiles.push_back({candidate, result->tiledAndFusedProducer});
+  }
+  for (auto &entry : tiles)
+    if (entry.first->use_empty())
+      rewriter.eraseOp(entry.first);
+  return fused;
 }
 
 /// An empty tensor or a slice of one (as fusion leaves a producer's).
@@ -315,45 +374,41 @@ struct FuseRowsPass : public mlir::pk::impl::PkFuseRowsBase<FuseRowsPass> {
     if (sizes.empty())
       return success();
     bool parallel = parallelThreshold > 0 && iterations >= parallelThreshold;
-    scf::SCFTileAndFuseOptions options;
-    options.tilingOptions.setTileSizes(
-        getAsIndexOpFoldResult(&getContext(), sizes));
-    options.tilingOptions.setLoopType(parallel ? LoopType::ForallOp
-                                               : LoopType::ForOp);
-    options.setFusionControlFn(
-        [&](tensor::ExtractSliceOp slice, OpResult producer, bool destination) {
-          return shouldFuse(slice, producer, destination, func);
-        });
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+    options.setLoopType(parallel ? LoopType::ForallOp : LoopType::ForOp);
     rewriter.setInsertionPoint(root);
-    FailureOr<scf::SCFTileAndFuseResult> tiled =
-        scf::tileConsumerAndFuseProducersUsingSCF(
-            rewriter, cast<TilingInterface>(root.getOperation()), options);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(root.getOperation()), options);
     if (failed(tiled) || tiled->loops.empty())
       return success();
-    bool fusedReduction =
-        llvm::any_of(tiled->fusedProducers, [](Operation *producer) {
-          auto generic = dyn_cast<linalg::GenericOp>(producer);
-          return generic && generic.getNumReductionLoops() > 0;
-        });
+    auto tiledRoot = cast<linalg::GenericOp>(tiled->tiledOps.front());
+    llvm::SetVector<Operation *> producers =
+        fuseProducersInto(rewriter, tiled->loops, func);
+    bool fusedReduction = llvm::any_of(producers, [](Operation *producer) {
+      auto generic = dyn_cast<linalg::GenericOp>(producer);
+      return generic && generic.getNumReductionLoops() > 0;
+    });
     if (!fusedReduction) {
       rewriter.eraseOp(tiled->loops.front());
       return success();
     }
-    writeIntoRootTile(rewriter,
-                      cast<linalg::GenericOp>(tiled->tiledAndFusedOps.front()),
-                      tiled->tiledAndFusedOps.getArrayRef());
-    for (OpResult result : root->getResults())
-      rewriter.replaceAllUsesWith(result, tiled->replacements.lookup(result));
-    fusedAway.insert(tiled->fusedProducers.begin(),
-                     tiled->fusedProducers.end());
+    SmallVector<Operation *> tileOps;
+    tiled->loops.back()->walk(
+        [&](linalg::GenericOp op) { tileOps.push_back(op); });
+    writeIntoRootTile(rewriter, tiledRoot, tileOps);
+    for (auto [result, replacement] :
+         llvm::zip(root->getResults(), tiled->replacements))
+      rewriter.replaceAllUsesWith(result, replacement);
+    fusedAway.insert(producers.begin(), producers.end());
     fusedAway.insert(root.getOperation());
     rewriter.eraseOp(root);
     // Producers nothing else reads go now (consumers first), so that they
     // are not taken for roots.
-    SmallVector<Operation *> producers = tiled->fusedProducers.takeVector();
+    SmallVector<Operation *> dead = producers.takeVector();
     for (bool erased = true; erased;) {
       erased = false;
-      for (Operation *&producer : producers)
+      for (Operation *&producer : dead)
         if (producer && producer->use_empty()) {
           rewriter.eraseOp(producer);
           producer = nullptr;

@@ -4,6 +4,7 @@
 
 #include "IterationCount.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
@@ -16,6 +17,10 @@ namespace mlir::pk {
 using namespace mlir;
 
 namespace {
+
+/// The attribute scf-to-cf carries from an scf.for to its loop's branch,
+/// where it is llvm.br's loop metadata.
+constexpr llvm::StringLiteral kLoopAnnotation = "loop_annotation";
 
 /// Replaces `loop` (from linalgOpToLoops: no iter_args) by an scf.parallel
 /// with the same bounds and body.
@@ -39,6 +44,11 @@ struct LowerLinalgToLoopsPass
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
+    auto noUnroll = LLVM::LoopAnnotationAttr::get(
+        &getContext(), {}, {}, {},
+        LLVM::LoopUnrollAttr::get(&getContext(), rewriter.getBoolAttr(true), {},
+                                  {}, {}, {}, {}, {}),
+        {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
     for (linalg::LinalgOp op : ops) {
       // Inside a parallel loop (a tile of rows) the loops stay serial:
       // OpenMP would run a nested parallel region on one thread anyway.
@@ -56,6 +66,12 @@ struct LowerLinalgToLoopsPass
         op.emitOpError("could not be lowered to loops");
         return signalPassFailure();
       }
+      // LLVM would fully unroll short outer loops (a tile's 4 rows), each
+      // copy with its own vectorized inner loop: code (and compile time)
+      // without speed.
+      if (loops->size() > 1)
+        for (Operation *loop : ArrayRef<Operation *>(*loops).drop_back())
+          loop->setAttr(kLoopAnnotation, noUnroll);
       if (parallel && !loops->empty())
         makeParallel(rewriter, cast<scf::ForOp>(loops->front()));
       rewriter.eraseOp(op);

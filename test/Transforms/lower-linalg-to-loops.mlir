@@ -2,12 +2,19 @@
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 
+// Outer loops are never unrolled (the innermost is left to LLVM): a short
+// outer loop would copy the vectorized inner one.
+// CHECK: #[[NOUNROLL:.*]] = #llvm.loop_annotation<unroll = #{{.*}}>
+
 // Below the threshold: scf.for only.
 // CHECK-LABEL: func.func @small
 // CHECK-NOT: scf.parallel
 // CHECK: scf.for
 // CHECK: scf.for
 // CHECK-NOT: linalg.generic
+// CHECK: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: } {loop_annotation = #[[NOUNROLL]]}
 func.func @small(%a: memref<4x4xf32>, %o: memref<4x4xf32>) {
   linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
       ins(%a : memref<4x4xf32>) outs(%o : memref<4x4xf32>) {

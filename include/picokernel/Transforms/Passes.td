@@ -306,6 +306,9 @@ def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
     serial and free of thread start-up costs, large ones use every core,
     with the inner loops left for LLVM to vectorize. Ops inside a parallel
     loop already (`scf.forall`, `scf.parallel`: tiles of rows) stay serial.
+    Every loop but the innermost carries `loop_annotation` metadata that
+    keeps LLVM from unrolling it (a tile's 4 rows would be 4 copies of the
+    vectorized inner loop: code and compile time without speed).
   }];
   let options = [
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
@@ -314,6 +317,7 @@ def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
            "(0: never)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
 }
