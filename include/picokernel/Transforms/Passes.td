@@ -168,11 +168,12 @@ def PkFuseRows : Pass<"pk-fuse-rows", "::mlir::func::FuncOp"> {
     function's body that reads a reduction's result, directly or through
     other ops (softmax's division, a norm's scaling, logsumexp's `log`),
     over its *row loops*, and fuses into the tile the generics and fills
-    that compute its operands (upstream's
-    `tileConsumerAndFuseProducersUsingSCF`): a row's `max`, `exp`, `sum`
-    and division run one after the other while the row is in cache, and
-    the temporaries between them are one tile big instead of the whole
-    array. Unit dimensions (keepdims results) are dropped first.
+    that compute its operands (upstream's `tileUsingSCF` and
+    `tileAndFuseProducerOfSlice`; each producer slice is fused once even
+    when read several times, so a chain of norms stays linear): a row's
+    `max`, `exp`, `sum` and division run one after the other while the
+    row is in cache, and the temporaries between them are one tile big
+    instead of the whole array. Unit dimensions (keepdims results) are dropped first.
 
     The row loops are the root's parallel loops that index every operand
     computed by another op. A tile takes about `tile-elements` iterations
