@@ -154,9 +154,11 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   // conversions as bit operations, and its arrays are stored as i16.
   addNarrowFloatEmulation(pm);
   pm.addPass(createPkStoreBF16AsI16());
-  // Matmuls as tiled kernels that stage their operands in shared memory;
+  // Matmuls as tiled kernels that stage their operands in shared memory,
+  // reductions as a workgroup per output that combines in shared memory;
   // everything else one thread per element of its output.
   pm.addNestedPass<func::FuncOp>(createPkTileMatmulForGpu());
+  pm.addNestedPass<func::FuncOp>(createPkReduceInWorkgroups());
   pm.addNestedPass<func::FuncOp>(createPkParallelLoopsOutermost());
   pm.addNestedPass<func::FuncOp>(createPkAddUnitParallelLoop());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -206,8 +208,9 @@ void mlir::pk::buildPkSpirvPipeline(OpPassManager &pm,
                                     const SpirvPipelineOptions &options) {
   buildPkToLinalgPipeline(pm);
   buildPkFusionPipeline(pm);
-  // Long reductions as blocks, one GPU thread each, then a pairwise
-  // combine (a kernel per level): a single thread would reduce them all.
+  // Long reductions as blocks, a workgroup each (pk-reduce-in-workgroups),
+  // then a pairwise combine (a kernel per level): one workgroup would
+  // reduce them all.
   pm.addNestedPass<func::FuncOp>(createPkSplitReductions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

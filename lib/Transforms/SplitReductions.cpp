@@ -11,6 +11,8 @@
 
 #include "picokernel/Transforms/Passes.h"
 
+#include "Reductions.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,44 +27,11 @@ namespace mlir::pk {
 } // namespace mlir::pk
 
 using namespace mlir;
+using mlir::pk::getCombiner;
+using mlir::pk::hasPlainIdentity;
+using mlir::pk::hasRegroupableCombiner;
 
 namespace {
-
-/// The one op of `op`'s body that combines the accumulator with a new value
-/// (null if there is not exactly one).
-Operation *getCombiner(linalg::GenericOp op) {
-  SmallVector<Operation *> combiners;
-  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
-      combiners.size() != 1)
-    return nullptr;
-  return combiners.front();
-}
-
-/// Whether the single combiner of `op`'s accumulator may be regrouped: exact
-/// for integers and NaN-propagating max/min, for float sums only when the
-/// add allows reassociation (as picokernel's sums do).
-bool hasRegroupableCombiner(linalg::GenericOp op) {
-  Operation *combiner = getCombiner(op);
-  if (!combiner)
-    return false;
-  if (auto add = dyn_cast<arith::AddFOp>(combiner))
-    return arith::bitEnumContainsAll(add.getFastmath(),
-                                     arith::FastMathFlags::reassoc);
-  return isa<arith::MaximumFOp, arith::MinimumFOp, arith::AddIOp,
-             arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp,
-             arith::OrIOp, arith::AndIOp, arith::XOrIOp>(combiner);
-}
-
-/// Whether the identity of a reduction into `type` is an ordinary value:
-/// scalar integers (not index) and floats with infinities (max's identity
-/// is -inf; float8 types would get a NaN).
-bool hasPlainIdentity(Type type) {
-  if (isa<IntegerType>(type))
-    return true;
-  auto floatType = dyn_cast<FloatType>(type);
-  return floatType &&
-         llvm::APFloat::semanticsHasInf(floatType.getFloatSemantics());
-}
 
 /// A generic this pass may split: on tensors, nonzero static sizes, one
 /// result of an element type with a plain identity, no loop indices in the

@@ -2,6 +2,8 @@
 
 #include "picokernel/Transforms/Passes.h"
 
+#include "GpuKernels.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -15,12 +17,11 @@ namespace mlir::pk {
 } // namespace mlir::pk
 
 using namespace mlir;
+using mlir::pk::hasSelfContainedBody;
+using mlir::pk::isStorableInSharedMemory;
+using mlir::pk::kWorkgroupMemorySpace;
 
 namespace {
-
-/// The memory space of workgroup-shared memory: SPIR-V's Workgroup storage
-/// class under the Vulkan mapping, and NVVM's shared address space.
-constexpr unsigned kWorkgroupMemorySpace = 3;
 
 /// The loops of a contraction C[b, m, n] (op)= A[b, m, k] * B[b, k, n] (the
 /// batch optional, operands through any projected-permutation maps), and
@@ -40,30 +41,6 @@ struct GpuTile {
   int64_t rowsPerThread() const { return rows / threadRows; }
   int64_t columnsPerThread() const { return columns / threadColumns; }
 };
-
-/// Whether the op's body can be copied into a kernel as is: it reads only
-/// its block arguments, values it defines and constants, and not the loop
-/// indices.
-bool hasSelfContainedBody(linalg::LinalgOp op) {
-  Region &body = op->getRegion(0);
-  WalkResult result = body.walk([&](Operation *inner) {
-    if (isa<linalg::IndexOp>(inner))
-      return WalkResult::interrupt();
-    for (Value operand : inner->getOperands())
-      if (!body.isAncestor(operand.getParentRegion()) &&
-          !operand.getDefiningOp<arith::ConstantOp>())
-        return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return !result.wasInterrupted();
-}
-
-/// Element types shared memory holds as they are in SPIR-V (booleans have
-/// no storage layout).
-bool isStorableInSharedMemory(Type type) {
-  return isa<FloatType>(type) ||
-         (isa<IntegerType>(type) && type.getIntOrFloatBitWidth() >= 8);
-}
 
 FailureOr<MatmulLoops> matchMatmul(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||

@@ -205,6 +205,86 @@ def test_long_reductions_run_in_blocks_on_vulkan(rng, op, shape, axis):
     np.testing.assert_allclose(out, cpu_out, rtol=1e-5, atol=1e-6)
 
 
+
+
+@pytest.mark.parametrize("shape,axis", [
+    ((7, 63), 1), ((5, 64), -1), ((3, 65), 1), ((2, 127), 1), ((4, 129), 1),
+    ((6, 1000), 1), ((3, 2047), 1), ((1000,), None), ((9, 20, 30), (1, 2)),
+    ((20, 9, 30), (0, 2)), ((40, 3), 0), ((300, 5), 0), ((2000, 1100), 0),
+    ((66_000, 64), 1), ((64, 8, 16), (0, 2))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int8])
+def test_reductions_in_workgroups_on_vulkan(rng, shape, axis, dtype):
+    """Reductions of 64 elements or more per output run as a workgroup per
+    output whose threads stride over the elements and combine in a
+    shared-memory tree (pk-reduce-in-workgroups), also past 65535 outputs
+    (a second grid dimension) and over several or non-innermost axes: the
+    same results as NumPy (exact for integers, max and min; the float sums'
+    rounding within NumPy's pairwise bound)."""
+    if np.dtype(dtype).kind == "i":
+        x = rng.integers(-50, 50, shape).astype(dtype)
+    else:
+        x = (rng.standard_normal(shape) + 0.25).astype(dtype)
+        x.flat[len(x.flat) // 2] = 30.0
+    for op in ("sum", "max", "min", "mean"):
+        def body(x_ref, o_ref):
+            o_ref[...] = getattr(x_ref[...], op)(axis=axis)
+
+        body.__name__ = f"{op}_workgroups"
+        expected = getattr(np, op)(x, axis=axis)
+        out = np.empty(np.shape(expected), expected.dtype)
+        picokernel.kernel(backend="vulkan")(body)(x, out)
+        if expected.dtype.kind in "biu" or op in ("max", "min"):
+            np.testing.assert_array_equal(out, expected, err_msg=f"{op} {shape} {axis}")
+            continue
+        exact = getattr(np, op)(x.astype(np.float64), axis=axis)
+        reduced = x.size // max(out.size, 1)
+        eps = np.finfo(out.dtype).eps
+        bound = 4 * eps * np.log2(reduced) * np.abs(x.astype(np.float64)).sum(axis=axis)
+        if op == "mean":
+            bound = bound / reduced
+        bound = bound + eps * np.abs(exact)
+        np.testing.assert_array_less(np.abs(out - exact), bound + 1e-30,
+                                     err_msg=f"{op} {shape} {axis}")
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_workgroup_max_min_propagate_nan_and_infinity_on_vulkan(op):
+    def body(x_ref, o_ref):
+        o_ref[...] = getattr(x_ref[...], op)(axis=1)
+
+    x = np.zeros((6, 300), np.float32)
+    x[0, 17] = np.nan
+    x[1, 299] = np.nan
+    x[2, :] = -np.inf
+    x[3, :] = np.inf
+    x[4, 150] = -np.inf
+    x[5, 3] = np.inf
+    out = np.empty(6, np.float32)
+    picokernel.kernel(backend="vulkan")(body)(x, out)
+    np.testing.assert_array_equal(out, getattr(np, op)(x, axis=1))
+
+
+def test_softmax_and_layernorm_rows_on_vulkan(rng):
+    """Row reductions whose bodies carry fused elementwise work (softmax's
+    sum of exp(x - max), a norm's sum of squares) through workgroups."""
+    def softmax(x_ref, o_ref):
+        v = x_ref[...]
+        e = np.exp(v - v.max(axis=-1, keepdims=True))
+        o_ref[...] = e / e.sum(axis=-1, keepdims=True)
+
+    def layernorm(x_ref, o_ref):
+        v = x_ref[...]
+        mean = v.mean(axis=-1, keepdims=True)
+        o_ref[...] = (v - mean) / np.sqrt(((v - mean) ** 2).mean(axis=-1, keepdims=True) + 1e-5)
+
+    for shape in ((3, 100), (50, 1000), (2, 5000)):
+        x = rng.standard_normal(shape).astype(np.float32) * 4
+        for fn in (softmax, layernorm):
+            cpu, gpu = both(fn)
+            np.testing.assert_allclose(run(gpu, x, np.empty_like(x)),
+                                       run(cpu, x, np.empty_like(x)), rtol=2e-5, atol=1e-6)
+
+
 def test_long_integer_sums_on_vulkan(rng):
     def total(x_ref, o_ref):
         o_ref[...] = x_ref[...].sum()

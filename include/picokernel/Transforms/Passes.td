@@ -593,6 +593,71 @@ def PkTileMatmulForGpu : Pass<"pk-tile-matmul-for-gpu",
                            "::mlir::arith::ArithDialect"];
 }
 
+def PkReduceInWorkgroups : Pass<"pk-reduce-in-workgroups",
+                                 "::mlir::func::FuncOp"> {
+  let summary = "Reductions as GPU workgroups that combine in shared memory";
+  let description = [{
+    Rewrites each bufferized `linalg.generic` that reduces at least
+    `min-length` elements into each element of its one output into a
+    `gpu.launch` with a workgroup per output element (grid x, and y past
+    65535 workgroups):
+
+    - the workgroup's threads (`threads`, or the largest power of two not
+      above the reduction's length) stride over the reduced elements
+      together, so that neighbouring threads read neighbouring elements,
+      each folding its share into a partial result that starts from the
+      combiner's identity;
+    - the partial results meet in a tree in workgroup memory (memory space
+      3), halving the active threads at each level with a `gpu.barrier`
+      between levels, and thread 0 combines the total into the output
+      element (which holds the reduction's initial value).
+
+    Without it, the generic path runs a thread per output element, which
+    reads its elements alone: a row reduction reads rows strided across
+    threads, and a reduction to few elements (a full sum) runs on as few
+    threads. Reductions whose reduced dimensions are not innermost in any
+    input (a column sum), and that have at least `max-strided-outputs`
+    outputs, keep that path: there a thread per output reads contiguously
+    across threads.
+
+    The reduction must be one the tree may regroup (the combiner rules of
+    `pk-split-reductions`: integer add/max/min/and/or/xor, `maximumf` and
+    `minimumf`, `addf` with `reassoc`), into an element type shared memory
+    holds (not `i1`) with an identity (not float8), over static nonzero
+    sizes and projected-permutation maps, with a body that reads neither
+    the loop indices nor values from outside it other than constants.
+
+    Example (`threads=4`): `o[i] = sum_j x[i, j]` over `memref<8x1000xf32>`
+    becomes
+
+    ```mlir
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, ...)
+               threads(%tx, %ty, %tz) in (%nx = %c4, ...) {
+      %partial = scf.for %j = %tx to %c1000 step %c4 iter_args(%acc = %zero)
+      // %partial into %tree[%tx] : memref<4xf32, 3>, gpu.barrier;
+      // threads 0-1 add %tree[%tx + 2], gpu.barrier; thread 0 adds
+      // %tree[1] and the result into %o[%bx].
+    }
+    ```
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"128",
+           "Most threads per workgroup (a power of two; Vulkan guarantees "
+           "128)">,
+    Option<"minLength", "min-length", "int64_t", /*default=*/"64",
+           "Fewest elements reduced into each output for a workgroup to "
+           "reduce it">,
+    Option<"maxStridedOutputs", "max-strided-outputs", "int64_t",
+           /*default=*/"1024",
+           "Outputs from which reductions over dimensions that are not "
+           "innermost keep a thread per output">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def PkTileParallelLoopsForGpu : Pass<"pk-tile-parallel-loops-for-gpu",
                                      "::mlir::func::FuncOp"> {
   let summary = "Tile parallel loop nests into workgroups of threads";
