@@ -209,9 +209,11 @@ void mlir::pk::buildPkSpirvPipeline(OpPassManager &pm,
   buildPkToLinalgPipeline(pm);
   buildPkFusionPipeline(pm);
   // Long reductions as blocks, a workgroup each (pk-reduce-in-workgroups),
-  // then a pairwise combine (a kernel per level): one workgroup would
-  // reduce them all.
-  pm.addNestedPass<func::FuncOp>(createPkSplitReductions());
+  // then one workgroup combines the blocks' results: a single workgroup
+  // would reduce them all.
+  PkSplitReductionsOptions split;
+  split.pairwise = false;
+  pm.addNestedPass<func::FuncOp>(createPkSplitReductions(split));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   buildPkBufferizationPipeline(pm);

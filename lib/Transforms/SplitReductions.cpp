@@ -252,6 +252,31 @@ Value sumPairwise(OpBuilder &b, Location loc, Value partials, unsigned dim,
                                         oneSizes, strides);
 }
 
+/// init = combiner(init, partials[0], partials[1], ...): the partial results
+/// along dimension 0 reduced by one op (which a GPU pipeline runs as a
+/// workgroup's tree, pk-reduce-in-workgroups).
+Value reduceInto(OpBuilder &b, Location loc, Value partials, Value init,
+                 Operation *combiner) {
+  int64_t rank = cast<RankedTensorType>(partials.getType()).getRank();
+  SmallVector<AffineExpr> outputExprs;
+  for (int64_t dim = 1; dim < rank; ++dim)
+    outputExprs.push_back(b.getAffineDimExpr(dim));
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, outputExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators[0] = utils::IteratorType::reduction;
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), partials, init, maps, iterators,
+             [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+               Operation *clone = nested.clone(*combiner);
+               clone->setOperands({args[1], args[0]});
+               linalg::YieldOp::create(nested, bodyLoc, clone->getResult(0));
+             })
+      .getResult(0);
+}
+
 /// `op` with its loop `dim` cut into `blocks` blocks of `size` iterations:
 /// a new parallel loop over the blocks right before it, and the blocks'
 /// partial results along dimension 0 of a tensor `init` (identity-filled,
@@ -318,7 +343,7 @@ Value partialResults(RewriterBase &rewriter, linalg::GenericOp op, unsigned dim,
 /// would each be rounded to its precision (1e8 ones would not sum to 1e8 in
 /// float32).
 LogicalResult splitIntoBlocks(RewriterBase &rewriter, linalg::GenericOp op,
-                              int64_t block) {
+                              int64_t block, bool pairwise) {
   SmallVector<unsigned> dims;
   op.getReductionDims(dims);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -390,9 +415,13 @@ LogicalResult splitIntoBlocks(RewriterBase &rewriter, linalg::GenericOp op,
     partials = tensor::InsertSliceOp::create(rewriter, loc, restValue, partials,
                                              restOffsets, restSizes, strides);
   }
-  Value total = sumPairwise(rewriter, loc, partials, 0, combiner);
-  rewriter.replaceOp(op, combineInto(rewriter, loc, total,
-                                     op.getDpsInits().front(), combiner));
+  Value init = op.getDpsInits().front();
+  if (pairwise) {
+    Value total = sumPairwise(rewriter, loc, partials, 0, combiner);
+    rewriter.replaceOp(op, combineInto(rewriter, loc, total, init, combiner));
+  } else {
+    rewriter.replaceOp(op, reduceInto(rewriter, loc, partials, init, combiner));
+  }
   // The head was the blocks' template only.
   if (whole != op)
     rewriter.eraseOp(whole);
@@ -444,7 +473,7 @@ struct SplitReductionsPass
       FailureOr<linalg::GenericOp> single =
           withOneReductionLoop(rewriter, *plain);
       (void)splitIntoBlocks(rewriter, succeeded(single) ? *single : *plain,
-                            blockSize);
+                            blockSize, pairwise);
     }
   }
 };

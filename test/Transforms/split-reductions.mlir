@@ -5,6 +5,8 @@
 // RUN: pk-opt %s --pk-split-reductions=block-size=4 --canonicalize --cse \
 // RUN:   --one-shot-bufferize="bufferize-function-boundaries" \
 // RUN:   | FileCheck %s --check-prefix=BUF
+// RUN: pk-opt %s --pk-split-reductions="block-size=4 pairwise=false" \
+// RUN:   | FileCheck %s --check-prefix=ONE
 
 #id1 = affine_map<(d0) -> (d0)>
 #s1 = affine_map<(d0) -> ()>
@@ -52,6 +54,16 @@ func.func @full_sum(%x: tensor<10xf32>, %init: tensor<f32>) -> tensor<f32> {
 // 10 partial sums pairwise: 10 -> 5 -> 3 -> 2 -> 1, each level a new tensor
 // (the odd middle element carried over).
 // CHECK-LABEL: func.func @pairwise
+// With pairwise=false the 10 partial sums are reduced into the accumulator
+// by one reduction (a GPU's workgroup tree).
+// ONE-LABEL: func.func @pairwise
+// ONE: %[[PARTIAL:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<10x4xf64>) outs(%{{.*}} : tensor<10xf64>)
+// ONE: %[[ALL:.*]] = tensor.insert_slice %[[PARTIAL]]
+// ONE-NOT: iterator_types = ["parallel"]}
+// ONE: linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[ALL]] : tensor<10xf64>) outs(%arg1 : tensor<f64>)
+// ONE: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f64
+// ONE-NOT: linalg.generic
+// ONE: return
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<10x4xf64>) outs(%{{.*}} : tensor<10xf64>)
 // CHECK: ins(%{{.*}}, %{{.*}} : tensor<5xf64>, tensor<5xf64>)
 // CHECK: ins(%{{.*}}, %{{.*}} : tensor<2xf64>, tensor<2xf64>)

@@ -235,7 +235,11 @@ def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
     each level vectorizes; an odd middle element carries over), and the
     total is combined into the original accumulator. A float sum's rounding
     errors then grow with log2(N) instead of N (a serial float32 sum of 1e8
-    ones stops at 2^24), and the blocks run on every core.
+    ones stops at 2^24), and the blocks run on every core. With
+    `pairwise=false` (the SPIR-V pipeline) they are instead reduced into
+    the accumulator by one reduction op over dimension 0, which
+    `pk-reduce-in-workgroups` runs as a workgroup: a kernel instead of one
+    per level.
 
     First, inputs read through constant 0s (broadcast unit dims, such as a
     row's keepdims maximum) are collapsed to drop them, and adjacent
@@ -266,7 +270,10 @@ def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t",
            /*default=*/"::pk::defaults::kReductionBlock",
-           "Elements of the reduced loop one block reduces">
+           "Elements of the reduced loop one block reduces">,
+    Option<"pairwise", "pairwise", "bool", /*default=*/"true",
+           "Combine the partial results pairwise (false: by one reduction "
+           "over them, which a GPU runs as one workgroup's tree)">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
