@@ -88,21 +88,60 @@ void mlir::pk::optimizeLLVMModule(llvm::Module &module,
   pipeline.run(module, modules);
 }
 
+mlir::pk::CpuPipelineCache::CpuPipelineCache(MLIRContext &context)
+    : context(context) {}
+
+mlir::pk::CpuPipelineCache::~CpuPipelineCache() = default;
+
+std::unique_ptr<PassManager>
+mlir::pk::CpuPipelineCache::take(const std::string &key) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = idle.find(key);
+  if (found == idle.end() || found->second.empty())
+    return nullptr;
+  std::unique_ptr<PassManager> pm = std::move(found->second.back());
+  found->second.pop_back();
+  return pm;
+}
+
+void mlir::pk::CpuPipelineCache::giveBack(const std::string &key,
+                                          std::unique_ptr<PassManager> pm) {
+  std::lock_guard<std::mutex> lock(mutex);
+  idle[key].push_back(std::move(pm));
+}
+
 LogicalResult mlir::pk::runCpuPipeline(ModuleOp module,
                                        const CpuPipelineOptions &options,
                                        function_ref<void()> beforeStage,
-                                       StringRef lastStage) {
+                                       StringRef lastStage,
+                                       CpuPipelineCache *cache) {
+  MLIRContext *context = module.getContext();
+  if (cache && &cache->getContext() != context)
+    cache = nullptr;
+  std::string optionsText;
+  if (cache) {
+    llvm::raw_string_ostream os(optionsText);
+    options.print(os);
+  }
   for (const std::string &stage : cpuStageNames()) {
     if (beforeStage)
       beforeStage();
-    // The IR is verified after each stage rather than after each of its
-    // passes: that took a third of a matmul's pipeline time. An invalid
-    // result is still an error (a diagnostic naming the op), found at the
-    // end of the stage that made it; pk-opt verifies after every pass.
-    PassManager pm(module.getContext());
-    pm.enableVerifier(false);
-    buildCpuStage(pm, stage, options);
-    if (failed(pm.run(module)) || failed(verify(module)))
+    std::string key = stage + optionsText;
+    std::unique_ptr<PassManager> pm = cache ? cache->take(key) : nullptr;
+    if (!pm) {
+      pm = std::make_unique<PassManager>(context);
+      // The IR is verified after each stage rather than after each of its
+      // passes: that took a third of a matmul's pipeline time. An invalid
+      // result is still an error (a diagnostic naming the op), found at
+      // the end of the stage that made it; pk-opt verifies after every
+      // pass.
+      pm->enableVerifier(false);
+      buildCpuStage(*pm, stage, options);
+    }
+    LogicalResult result = pm->run(module);
+    if (cache)
+      cache->giveBack(key, std::move(pm));
+    if (failed(result) || failed(verify(module)))
       return failure();
     if (stage == lastStage)
       break;

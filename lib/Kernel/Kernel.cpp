@@ -1,6 +1,7 @@
 //===- Kernel.cpp - kernels compiled on first use, cached by guard --------===//
 
 #include "picokernel/Kernel/Kernel.h"
+#include "picokernel/Compiler/CpuCompiler.h"
 #include "picokernel/Compiler/Registry.h"
 
 #include "Arguments.h"
@@ -27,18 +28,24 @@ namespace {
 /// last compile in flight ends. Compiled kernels keep nothing of MLIR. A
 /// context is handed out with every dialect the compilers need already
 /// loaded: loading one while another thread uses the context is a race.
+/// A context with the CPU pipeline's pass managers kept for its compiles
+/// (destroyed before the context).
+struct CompileContext {
+  // No thread pool: a kernel's module is compiled in one thread anyway, and
+  // a pool's threads do not survive fork(): a child compiling in an
+  // inherited context waited for them forever.
+  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+  mlir::pk::CpuPipelineCache pipelines{context};
+};
+
 class CompileContexts {
 public:
-  static std::shared_ptr<mlir::MLIRContext> acquire() {
+  static std::shared_ptr<CompileContext> acquire() {
     static CompileContexts instance;
     std::lock_guard<std::mutex> lock(instance.mutex);
     if (!instance.current || instance.uses == kCompilesPerContext) {
-      // No thread pool: a kernel's module is compiled in one thread anyway,
-      // and a pool's threads do not survive fork(): a child compiling in
-      // an inherited context waited for them forever.
-      instance.current = std::make_shared<mlir::MLIRContext>(
-          mlir::MLIRContext::Threading::DISABLED);
-      mlir::pk::prepareContextForCompilation(*instance.current);
+      instance.current = std::make_shared<CompileContext>();
+      mlir::pk::prepareContextForCompilation(instance.current->context);
       instance.uses = 0;
     }
     ++instance.uses;
@@ -48,7 +55,7 @@ public:
 private:
   static constexpr unsigned kCompilesPerContext = 64;
   std::mutex mutex;
-  std::shared_ptr<mlir::MLIRContext> current;
+  std::shared_ptr<CompileContext> current;
   unsigned uses = 0;
 };
 
@@ -99,6 +106,13 @@ public:
     return tracer.finish();
   }
 
+  /// The CPU compile options, reusing `context`'s pass managers.
+  CompileOptions withPipelines(CompileContext &context) const {
+    CompileOptions compile = options.compile;
+    compile.pipelines = &context.pipelines;
+    return compile;
+  }
+
   /// Traces and compiles the variant for `arrays` (whose key follows
   /// `previous`).
   std::shared_ptr<const Executable> compile(std::span<const ArrayView> arrays,
@@ -118,15 +132,15 @@ public:
                    << "): " << explainKeyChange(previous, key, paramNames)
                    << "\n";
     }
-    std::shared_ptr<mlir::MLIRContext> context = CompileContexts::acquire();
-    mlir::OwningOpRef<mlir::ModuleOp> module = traceFor(sig, *context);
+    std::shared_ptr<CompileContext> context = CompileContexts::acquire();
+    mlir::OwningOpRef<mlir::ModuleOp> module = traceFor(sig, context->context);
     double traced = std::chrono::duration<double>(Clock::now() - start).count();
     std::shared_ptr<const Executable> compiled =
         options.backend == Backend::Vulkan
             ? std::shared_ptr<const Executable>(
                   VulkanKernel::compile(*module, options.vulkan))
             : std::shared_ptr<const Executable>(
-                  CompiledKernel::compile(*module, options.compile));
+                  CompiledKernel::compile(*module, withPipelines(*context)));
     if (compiled->loadedFromDiskCache())
       diskLoads.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(statsMutex);

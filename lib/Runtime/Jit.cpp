@@ -30,6 +30,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/IPO/Internalize.h"
 
 #include <algorithm>
 #include <chrono>
@@ -170,8 +171,8 @@ void runCpuPipeline(mlir::ModuleOp module, const CompileOptions &options,
   llvm::function_ref<void()> beforeStage = nullptr;
   if (options.checkInterrupt)
     beforeStage = options.checkInterrupt;
-  if (mlir::failed(
-          mlir::pk::runCpuPipeline(module, pipeline, beforeStage, lastStage)))
+  if (mlir::failed(mlir::pk::runCpuPipeline(module, pipeline, beforeStage,
+                                            lastStage, options.pipelines)))
     throw CompileError("compile: the CPU pipeline failed on " + what + ":\n" +
                        diagnostics.text());
 }
@@ -313,6 +314,14 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
                        errorText(machine.takeError()));
   llvm::TargetMachine *target = machine->get();
   auto transformer = [&](llvm::Module *module) {
+    // The packed C-interface wrapper is all the JIT calls: the kernel and
+    // its other wrappers, made internal, are inlined into it and dropped
+    // (each was a whole copy of a serial kernel's loops to optimize and
+    // compile).
+    std::string entryPoint = "_mlir__mlir_ciface_" + compiled->name();
+    llvm::internalizeModule(*module, [&](const llvm::GlobalValue &value) {
+      return value.getName() == entryPoint;
+    });
     mlir::pk::optimizeLLVMModule(*module, *target, options.optLevel,
                                  libmvecLoaded);
     return llvm::Error::success();

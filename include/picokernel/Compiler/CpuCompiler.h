@@ -15,7 +15,11 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
+#include <map>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
 
 namespace llvm {
 class LLVMContext;
@@ -23,16 +27,49 @@ class Module;
 class TargetMachine;
 } // namespace llvm
 
+namespace mlir {
+class PassManager;
+} // namespace mlir
+
 namespace mlir::pk {
+
+/// Initialized pass managers of the CPU pipeline's stages, kept for later
+/// compiles in one context: building a stage's passes (above all the
+/// canonicalizers' pattern sets) took about a third of a small kernel's
+/// pipeline time. Thread-safe: a compile takes a stage's pass manager out
+/// (or builds one) and gives it back after running it. Destroy the cache
+/// before its context.
+class CpuPipelineCache {
+public:
+  explicit CpuPipelineCache(MLIRContext &context);
+  ~CpuPipelineCache();
+  CpuPipelineCache(const CpuPipelineCache &) = delete;
+  CpuPipelineCache &operator=(const CpuPipelineCache &) = delete;
+
+  /// The context whose pass managers this cache keeps.
+  MLIRContext &getContext() const { return context; }
+  /// A pass manager for `stage` with `options` (its key, from stageKey()),
+  /// or null when none is idle.
+  std::unique_ptr<PassManager> take(const std::string &key);
+  /// Keeps `pm` for the next compile with the same key.
+  void giveBack(const std::string &key, std::unique_ptr<PassManager> pm);
+
+private:
+  MLIRContext &context;
+  std::mutex mutex;
+  std::map<std::string, std::vector<std::unique_ptr<PassManager>>> idle;
+};
 
 /// Runs the CPU pipeline on `module` in place, one stage at a time, calling
 /// `beforeStage` (when given) before each stage and after the last: it may
 /// throw to abandon the compile (Ctrl-C). With `lastStage` (a name from
 /// cpuStageNames()), stops after that stage. Diagnostics go to the module's
-/// context.
+/// context. With `cache` (of the module's context), the stages' pass
+/// managers are reused across compiles.
 LogicalResult runCpuPipeline(ModuleOp module, const CpuPipelineOptions &options,
                              function_ref<void()> beforeStage = nullptr,
-                             StringRef lastStage = {});
+                             StringRef lastStage = {},
+                             CpuPipelineCache *cache = nullptr);
 
 /// `module`, lowered to the LLVM dialect, as LLVM IR for `machine` (its
 /// triple and data layout set), or null after a diagnostic.

@@ -25,6 +25,10 @@ class ExecutionEngine;
 class MLIRContext;
 } // namespace mlir
 
+namespace mlir::pk {
+class CpuPipelineCache;
+} // namespace mlir::pk
+
 namespace llvm::orc {
 class LLJIT;
 } // namespace llvm::orc
@@ -41,6 +45,9 @@ struct CompileOptions {
   /// throws to abandon the compile (Python: a KeyboardInterrupt pending
   /// after Ctrl-C). Not part of what the compile produces.
   std::function<void()> checkInterrupt;
+  /// Pass managers to reuse, of the module's context (or null). Not part
+  /// of what the compile produces.
+  mlir::pk::CpuPipelineCache *pipelines = nullptr;
 };
 
 /// The stages of the CPU pipeline, in order: "pk" (as traced), "linalg",
