@@ -5,7 +5,9 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace mlir::pk {
 #define GEN_PASS_DEF_PKCOMPUTEINPLACE
@@ -49,15 +51,64 @@ bool isElementwiseUpdateOf(linalg::GenericOp generic, Value contents) {
   return true;
 }
 
+/// For a tile loop whose result `result` is stored into the ref loaded as
+/// `contents` (pk-fuse-rows' rows of a softmax computed in place): when each
+/// iteration reads `contents` only at the tile it inserts, its shared
+/// output starting empty, the loop starts from `contents` instead and reads
+/// those tiles from its shared output. The reads come before the tile's
+/// insert, so they see the old contents, and bufferization writes the ref
+/// in place (it used to compute the whole result in a temporary, then copy
+/// it).
+void computeTilesInPlace(OpResult result, Value contents) {
+  auto loop = dyn_cast<scf::ForallOp>(result.getOwner());
+  if (!loop)
+    return;
+  OpOperand &init = loop.getOutputsMutable()[result.getResultNumber()];
+  BlockArgument shared = loop.getRegionIterArgs()[result.getResultNumber()];
+  if (!init.get().getDefiningOp<tensor::EmptyOp>() ||
+      init.get().getType() != contents.getType())
+    return;
+  SmallVector<tensor::ParallelInsertSliceOp> inserts;
+  for (Operation *user : shared.getUsers())
+    if (auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(user))
+      inserts.push_back(insert);
+  if (inserts.size() != 1)
+    return;
+  auto sameTile = [&](tensor::ExtractSliceOp slice) {
+    return slice->getParentOp() == loop.getOperation() &&
+           cast<OffsetSizeAndStrideOpInterface>(slice.getOperation())
+               .isSameAs(cast<OffsetSizeAndStrideOpInterface>(
+                             inserts.front().getOperation()),
+                         isEqualConstantIntOrValue);
+  };
+  SmallVector<tensor::ExtractSliceOp> reads;
+  for (OpOperand &use : contents.getUses()) {
+    if (!loop->isProperAncestor(use.getOwner()))
+      continue;
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner());
+    if (!slice || !sameTile(slice))
+      return;
+    reads.push_back(slice);
+  }
+  if (reads.empty())
+    return;
+  init.assign(contents);
+  for (tensor::ExtractSliceOp slice : reads)
+    slice.getSourceMutable().assign(shared);
+}
+
 struct ComputeInPlacePass
     : public mlir::pk::impl::PkComputeInPlaceBase<ComputeInPlacePass> {
   void runOnOperation() override {
     getOperation().walk([](bufferization::MaterializeInDestinationOp store) {
-      auto generic = store.getSource().getDefiningOp<linalg::GenericOp>();
       bufferization::ToTensorOp contents =
           mlir::pk::loadedContents(store.getDest());
-      if (!generic || !contents || !contents.getWritable() ||
-          !isElementwiseUpdateOf(generic, contents.getResult()))
+      if (!contents || !contents.getWritable())
+        return;
+      if (auto tiles = dyn_cast<OpResult>(store.getSource()))
+        computeTilesInPlace(tiles, contents.getResult());
+      auto generic = store.getSource().getDefiningOp<linalg::GenericOp>();
+      if (!generic || !isElementwiseUpdateOf(generic, contents.getResult()))
         return;
       generic.getDpsInitsMutable()[0].assign(contents.getResult());
     });

@@ -84,3 +84,65 @@ func.func @not_writable(%o: memref<4xf32>) {
   bufferization.materialize_in_destination %r in writable %o : (tensor<4xf32>, memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A tile loop (pk-fuse-rows' rows) stored into a ref it reads only at the
+// tile each iteration writes: the loop starts from the ref's contents and
+// reads the tile from its shared output, so the ref is written in place.
+// CHECK-LABEL: func.func @tiles
+// CHECK: %[[T:.*]] = bufferization.to_tensor %arg0 restrict writable
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (64) step (4) shared_outs(%[[S:.*]] = %[[T]])
+// CHECK: tensor.extract_slice %[[S]][%[[I]], 0] [4, 16] [1, 1]
+// CHECK-NOT: tensor.extract_slice %[[T]]
+// CHECK: tensor.parallel_insert_slice
+func.func @tiles(%o: memref<64x16xf32>) {
+  %t = bufferization.to_tensor %o restrict writable : memref<64x16xf32> to tensor<64x16xf32>
+  %e = tensor.empty() : tensor<64x16xf32>
+  %r = scf.forall (%i) = (0) to (64) step (4) shared_outs(%s = %e) -> (tensor<64x16xf32>) {
+    %in = tensor.extract_slice %t[%i, 0] [4, 16] [1, 1] : tensor<64x16xf32> to tensor<4x16xf32>
+    %dest = tensor.extract_slice %s[%i, 0] [4, 16] [1, 1] : tensor<64x16xf32> to tensor<4x16xf32>
+    %n = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%in : tensor<4x16xf32>) outs(%dest : tensor<4x16xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %m = arith.negf %x : f32
+      linalg.yield %m : f32
+    } -> tensor<4x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %n into %s[%i, 0] [4, 16] [1, 1] : tensor<4x16xf32> into tensor<64x16xf32>
+    }
+  }
+  bufferization.materialize_in_destination %r in writable %o : (tensor<64x16xf32>, memref<64x16xf32>) -> ()
+  return
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// Reading the next tile of the ref (not the one it writes): untouched.
+// CHECK-LABEL: func.func @other_tile
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<64x16xf32>
+// CHECK: shared_outs(%{{.*}} = %[[E]])
+func.func @other_tile(%p: memref<64x16xf32>) {
+  %t = bufferization.to_tensor %p restrict writable : memref<64x16xf32> to tensor<64x16xf32>
+  %e = tensor.empty() : tensor<64x16xf32>
+  %r = scf.forall (%i) = (0) to (60) step (4) shared_outs(%s = %e) -> (tensor<64x16xf32>) {
+    %j = arith.addi %i, %i : index
+    %in = tensor.extract_slice %t[%j, 0] [4, 16] [1, 1] : tensor<64x16xf32> to tensor<4x16xf32>
+    %dest = tensor.extract_slice %s[%i, 0] [4, 16] [1, 1] : tensor<64x16xf32> to tensor<4x16xf32>
+    %n = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%in : tensor<4x16xf32>) outs(%dest : tensor<4x16xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %m = arith.negf %x : f32
+      linalg.yield %m : f32
+    } -> tensor<4x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %n into %s[%i, 0] [4, 16] [1, 1] : tensor<4x16xf32> into tensor<64x16xf32>
+    }
+  }
+  bufferization.materialize_in_destination %r in writable %p : (tensor<64x16xf32>, memref<64x16xf32>) -> ()
+  return
+}

@@ -344,6 +344,14 @@ def PkComputeInPlace : Pass<"pk-compute-in-place", "::mlir::func::FuncOp"> {
     contents that comes later is still seen by the bufferization analysis,
     which copies where it must.
 
+    Likewise a tile loop (`scf.forall`, from `pk-fuse-rows`: a softmax
+    called as `k(x, x)`) stored into a ref whose loaded tensor it reads
+    only at the tile each iteration inserts: the loop's shared output
+    starts from the loaded tensor instead of an empty one, and those reads
+    take the tile from the shared output (each iteration reads its tile
+    before it writes it). The ref is then written in place instead of in a
+    full-size temporary copied back.
+
     ```mlir
     %t = bufferization.to_tensor %o restrict writable : memref<8xf32> to tensor<8xf32>
     %0 = linalg.generic ... ins(%t, %a : ...) outs(%empty : tensor<8xf32>)
