@@ -116,7 +116,9 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   // through float32 with vcvtneps2bf16, which flushes subnormals to zero.
   pm.addPass(createPkStoreBF16AsI16());
   // float32 tanh (gelu's cost) as arithmetic that vectorizes at full width.
-  pm.addNestedPass<func::FuncOp>(createPkInlineCpuMath());
+  PkInlineCpuMathOptions math;
+  math.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(createPkInlineCpuMath(math));
   // Column panels of matmuls (scf.forall) run in parallel like loops.
   pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createConvertSCFToOpenMPPass());

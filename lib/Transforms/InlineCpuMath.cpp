@@ -3,6 +3,7 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "InlineMathPatterns.h"
+#include "Tiling.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -19,12 +20,16 @@ namespace {
 
 struct InlineCpuMathPass
     : public mlir::pk::impl::PkInlineCpuMathBase<InlineCpuMathPass> {
+  using PkInlineCpuMathBase::PkInlineCpuMathBase;
+
   void runOnOperation() override {
+    int64_t bits = vectorBits > 0 ? vectorBits : mlir::pk::hostVectorBits();
     // float32 exp, log and tanh and float64 exp as Cephes' polynomials:
     // arithmetic that loops vectorize at full width instead of a libm call
     // per element or libmvec's (8 lanes, float64 exp 3 ulp off).
     RewritePatternSet patterns(&getContext());
-    mlir::pk::populateInlineMathPatterns(patterns);
+    bool scaleWithLdexp = bits >= 512;
+    mlir::pk::populateInlineMathPatterns(patterns, scaleWithLdexp);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -11,6 +11,7 @@
 #include "InlineMathPatterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -119,9 +120,13 @@ struct InlineMathPattern : public OpRewritePattern<OpTy> {
 /// a minimax polynomial, float64 with Cephes' Pade form
 /// 1 + 2 r P(r^2) / (Q(r^2) - r P(r^2)) (libmvec's vector exp is 3 ulp off).
 /// 2^k is applied as two powers 2^(k/2) that are always normal numbers, so
-/// results that overflow become inf and subnormal ones are rounded once.
+/// results that overflow become inf and subnormal ones are rounded once; or,
+/// with `scaleWithLdexp` (targets with AVX-512, where a vector ldexp is one
+/// instruction, vscalefps), scalars as ldexp(e^r, k), rounded once as well.
 struct ExpPattern : public InlineMathPattern<math::ExpOp, true> {
-  using InlineMathPattern::InlineMathPattern;
+  ExpPattern(MLIRContext *context, bool scaleWithLdexp)
+      : InlineMathPattern(context), scaleWithLdexp(scaleWithLdexp) {}
+  bool scaleWithLdexp;
 
   Value expand(FloatOps &m, Value x) const override {
     ImplicitLocOpBuilder &b = m.b;
@@ -155,10 +160,18 @@ struct ExpPattern : public InlineMathPattern<math::ExpOp, true> {
       Value ratio = arith::DivFOp::create(b, p, m.sub(q, p));
       er = m.add(m.f(1.0), m.add(ratio, ratio));
     }
-    Value k = arith::FPToSIOp::create(b, m.intType, kf);
-    Value half = arith::ShRSIOp::create(b, k, m.i(1));
-    Value rest = arith::SubIOp::create(b, k, half);
-    Value result = m.mul(m.mul(er, m.exp2(half)), m.exp2(rest));
+    Value result;
+    // The LLVM dialect's ldexp takes scalars (loops vectorize it), with an
+    // i32 exponent for either width.
+    if (scaleWithLdexp && !isa<VectorType>(m.floatType)) {
+      Value k = arith::FPToSIOp::create(b, b.getI32Type(), kf);
+      result = LLVM::LoadExpOp::create(b, m.floatType, er, k);
+    } else {
+      Value k = arith::FPToSIOp::create(b, m.intType, kf);
+      Value half = arith::ShRSIOp::create(b, k, m.i(1));
+      Value rest = arith::SubIOp::create(b, k, half);
+      result = m.mul(m.mul(er, m.exp2(half)), m.exp2(rest));
+    }
     Value isNan = m.compare(arith::CmpFPredicate::UNO, x, x);
     return m.select(isNan, x, result);
   }
@@ -241,6 +254,8 @@ struct TanhF32 : public InlineMathPattern<math::TanhOp> {
 
 } // namespace
 
-void mlir::pk::populateInlineMathPatterns(RewritePatternSet &patterns) {
-  patterns.add<ExpPattern, LogF32, TanhF32>(patterns.getContext());
+void mlir::pk::populateInlineMathPatterns(RewritePatternSet &patterns,
+                                          bool scaleWithLdexp) {
+  patterns.add<ExpPattern>(patterns.getContext(), scaleWithLdexp);
+  patterns.add<LogF32, TanhF32>(patterns.getContext());
 }

@@ -1,5 +1,4 @@
-//===- Float32Math.h - float32 exp, log, tanh as arithmetic ------*- C++
-//-*-===//
+//===- InlineMathPatterns.h - exp, log, tanh as arithmetic ------*- C++ -*-===//
 //
 // Private to the transforms: patterns that expand float32 math.exp,
 // math.log and math.tanh and float64 math.exp (scalar or vector) into
@@ -17,8 +16,10 @@ namespace mlir::pk {
 /// float32 exp, log and tanh within 1 ulp over the whole range (exp's
 /// subnormal results and log's subnormal arguments included) and float64
 /// exp within 2, as Cephes computes them; NaN, infinities, zeros and
-/// negative arguments as libm.
-void populateInlineMathPatterns(RewritePatternSet &patterns);
+/// negative arguments as libm. With `scaleWithLdexp` (AVX-512 targets), exp
+/// applies its power of two with one `llvm.intr.ldexp` (vscalefps).
+void populateInlineMathPatterns(RewritePatternSet &patterns,
+                                bool scaleWithLdexp);
 
 } // namespace mlir::pk
 

@@ -1,4 +1,5 @@
-// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-inline-cpu-math))' | FileCheck %s
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-inline-cpu-math{vector-bits=256}))' | FileCheck %s
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-inline-cpu-math{vector-bits=512}))' | FileCheck %s --check-prefix=AVX512
 
 // float32 tanh, exp and log, scalar or vector, become arithmetic (tanh: a
 // polynomial or 1 - 2 / (exp(2|x|) + 1), with x's sign); float64 stays for
@@ -45,6 +46,35 @@ func.func @double(%x: f64) -> f64 {
 func.func @exp(%x: vector<8xf32>) -> vector<8xf32> {
   %e = math.exp %x : vector<8xf32>
   return %e : vector<8xf32>
+}
+
+// With AVX-512, a scalar exp (which loops vectorize) applies 2^k with one
+// ldexp (vscalefps); vectors keep the two powers of two (the LLVM dialect's
+// ldexp takes scalars); without it, scalars keep them too.
+// CHECK-LABEL: func.func @exp_scalar
+// CHECK-NOT: llvm.intr.ldexp
+// CHECK: arith.shli
+// AVX512-LABEL: func.func @exp_scalar
+// AVX512: %[[K:.*]] = arith.fptosi %{{.*}} : f32 to i32
+// AVX512: llvm.intr.ldexp(%{{.*}}, %[[K]]) : (f32, i32) -> f32
+// AVX512-NOT: arith.shli
+// AVX512: arith.cmpf uno
+// AVX512-LABEL: func.func @exp_double
+// AVX512: llvm.intr.ldexp(%{{.*}}, %{{.*}}) : (f64, i32) -> f64
+// AVX512-LABEL: func.func @exp_vector
+// AVX512-NOT: llvm.intr.ldexp
+// AVX512: arith.shli {{.*}} : vector<16xi32>
+func.func @exp_scalar(%x: f32) -> f32 {
+  %e = math.exp %x : f32
+  return %e : f32
+}
+func.func @exp_double(%x: f64) -> f64 {
+  %e = math.exp %x : f64
+  return %e : f64
+}
+func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %e = math.exp %x : vector<16xf32>
+  return %e : vector<16xf32>
 }
 
 // log: subnormals scaled by 2^23, the exponent and mantissa from the bits,

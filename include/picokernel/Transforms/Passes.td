@@ -298,8 +298,18 @@ def PkInlineCpuMath : Pass<"pk-inline-cpu-math", "::mlir::func::FuncOp"> {
     full width with no library call (libm's per element, libmvec's at most
     8 lanes). Other float64 math keeps libm; float16 and bfloat16 math
     runs in float32 before this pass.
+
+    On targets with 512-bit vectors (AVX-512, `vector-bits`), exp applies
+    its power of two with one `llvm.intr.ldexp`, which is one instruction
+    there (vscalefps) instead of seven, with the same single rounding;
+    elsewhere LLVM would make it a libm call per element.
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
+           "Bits in one vector register of the target (0: the host's)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::vector::VectorDialect"];
 }
 
