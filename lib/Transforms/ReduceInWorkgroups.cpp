@@ -13,6 +13,7 @@
 #include "GpuKernels.h"
 #include "Reductions.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -80,12 +81,15 @@ FailureOr<ReductionLoops> analyzeReduction(linalg::GenericOp op) {
         return ShapedType::isDynamic(size) || size == 0;
       }))
     return failure();
-  for (OpOperand &operand : op->getOpOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true) ||
-        !isLoopOrUnitIndex(map, op.getShape(&operand)))
-      return failure();
-  }
+  // Inputs may be read through any affine map (a reversed slice); the
+  // output only through the parallel loops.
+  OpOperand *output = op.getDpsInitOperand(0);
+  AffineMap outputMap = op.getMatchingIndexingMap(output);
+  if (!outputMap.isProjectedPermutation(/*allowZeroInResults=*/true) ||
+      !isLoopOrUnitIndex(outputMap, op.getShape(output)) ||
+      llvm::any_of(op.getIndexingMapsArray(),
+                   [](AffineMap map) { return map.getNumSymbols() != 0; }))
+    return failure();
   Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
   if (!mlir::pk::isStorableInSharedMemory(element) ||
       !mlir::pk::hasPlainIdentity(element) ||
@@ -174,12 +178,22 @@ private:
     }
   }
 
-  /// The indices of `operand` at the current loop indices.
+  /// The indices of `operand` at the current loop indices (those of the
+  /// loops its map reads are set).
   SmallVector<Value> operandIndices(OpOperand *operand) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
     SmallVector<Value> result;
-    for (AffineExpr expr : op.getMatchingIndexingMap(operand).getResults()) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      result.push_back(dim ? indices[dim.getPosition()] : index(0));
+    for (AffineExpr expr : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+        result.push_back(indices[dim.getPosition()]);
+        continue;
+      }
+      if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+        result.push_back(index(constant.getValue()));
+        continue;
+      }
+      result.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, expr), indices));
     }
     return result;
   }
@@ -250,9 +264,9 @@ struct ReduceInWorkgroupsPass
 
   void runOnOperation() override {
     if (threads < 1 || !llvm::has_single_bit(static_cast<uint64_t>(threads)) ||
-        minLength < 1 || maxStridedOutputs < 0) {
-      getOperation().emitError(
-          "threads must be a power of two, and min-length positive");
+        minLength < 1 || elementsPerThread < 1 || maxStridedOutputs < 0) {
+      getOperation().emitError("threads must be a power of two, and "
+                               "min-length and elements-per-thread positive");
       return signalPassFailure();
     }
     SmallVector<linalg::GenericOp> candidates;
@@ -273,7 +287,8 @@ struct ReduceInWorkgroupsPass
 
   void rewrite(linalg::GenericOp op, const ReductionLoops &loops) {
     int64_t workgroupThreads = std::min<int64_t>(
-        threads, llvm::bit_floor(static_cast<uint64_t>(loops.length)));
+        threads, llvm::bit_floor(static_cast<uint64_t>(
+                     std::max<int64_t>(1, loops.length / elementsPerThread))));
     int64_t gridRows = llvm::divideCeil(loops.outputs, kMaxGridSize);
     int64_t gridColumns = llvm::divideCeil(loops.outputs, gridRows);
     OpBuilder b(op);

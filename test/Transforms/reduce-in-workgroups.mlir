@@ -1,7 +1,8 @@
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-reduce-in-workgroups{threads=4},canonicalize,cse))' --split-input-file | FileCheck %s
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-reduce-in-workgroups))' --split-input-file | FileCheck %s --check-prefix=SHORT
 // RUN: not pk-opt %s --pass-pipeline='builtin.module(func.func(pk-reduce-in-workgroups{threads=6}))' --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
-// BAD: threads must be a power of two, and min-length positive
+// BAD: threads must be a power of two, and min-length and elements-per-thread positive
 
 // -----
 
@@ -164,6 +165,41 @@ func.func @left_alone(%x: memref<3000x2000xf32>, %cols: memref<2000xf32>,
   // Fewer than min-length elements per output.
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
       ins(%short : memref<8x63xf32>) outs(%shorts : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %out, %in fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// A reversed input (a negative-step slice fused into the reduction) is read
+// through an affine.apply of the thread's element.
+// CHECK-LABEL: func.func @reversed
+// CHECK: scf.for %[[E:.*]] = %{{.*}} to %c1000 step %c4
+// CHECK: %[[R:.*]] = affine.apply #{{.*}}(%[[E]])
+// CHECK: memref.load %arg0[%[[R]]]
+// CHECK: memref.load %arg1[%[[E]]]
+// With the default 128 threads, a reduction of 64 elements per output gets
+// 8 threads of 8 elements each; one of 1000, 64 threads.
+// SHORT-LABEL: func.func @reversed
+// SHORT: threads({{.*}}) in (%{{.*}} = %c64,
+// SHORT-LABEL: func.func @short
+// SHORT: threads({{.*}}) in (%{{.*}} = %c8,
+func.func @reversed(%x: memref<1000xf32>, %y: memref<1000xf32>, %o: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (-d0 + 999)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%x, %y : memref<1000xf32>, memref<1000xf32>) outs(%o : memref<f32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %0 = arith.mulf %in, %w : f32
+    %1 = arith.addf %out, %0 fastmath<reassoc> : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+func.func @short(%x: memref<5x64xf32>, %o: memref<5xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<5x64xf32>) outs(%o : memref<5xf32>) {
   ^bb0(%in: f32, %out: f32):
     %0 = arith.addf %out, %in fastmath<reassoc> : f32
     linalg.yield %0 : f32

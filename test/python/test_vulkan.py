@@ -247,6 +247,29 @@ def test_reductions_in_workgroups_on_vulkan(rng, shape, axis, dtype):
                                      err_msg=f"{op} {shape} {axis}")
 
 
+def test_reductions_of_reversed_slices_in_workgroups_on_vulkan(rng):
+    """A reversed slice fused into a reduction is read through a non-
+    permutation map (-i + n - 1): the reduction still runs as workgroups
+    (it used to run one GPU thread per output and be refused past the
+    device's 65535-iteration budget)."""
+    x = rng.standard_normal(129_024).astype(np.float32)
+    rows = rng.standard_normal((3, 100_003)).astype(np.float32)
+    cases = [
+        (lambda x_ref, o_ref: o_ref.__setitem__(Ellipsis, (x_ref[::-1] * 2).sum()),
+         x, lambda a: (a[::-1] * 2).sum()),
+        (lambda x_ref, o_ref: o_ref.__setitem__(Ellipsis, (x_ref[::-1] + x_ref[...]).max()),
+         x, lambda a: (a[::-1] + a).max()),
+        (lambda x_ref, o_ref: o_ref.__setitem__(Ellipsis, (x_ref[:, ::-1] * x_ref[...]).sum(axis=1)),
+         rows, lambda a: (a[:, ::-1] * a).sum(axis=1)),
+    ]
+    for body, array, expected in cases:
+        body.__name__ = "reversed"
+        want = expected(array)
+        out = np.empty(np.shape(want), np.float32)
+        picokernel.kernel(backend="vulkan")(body)(array, out)
+        np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-2)
+
+
 @pytest.mark.parametrize("op", ["max", "min"])
 def test_workgroup_max_min_propagate_nan_and_infinity_on_vulkan(op):
     def body(x_ref, o_ref):

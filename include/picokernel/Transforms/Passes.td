@@ -627,8 +627,9 @@ def PkReduceInWorkgroups : Pass<"pk-reduce-in-workgroups",
     `gpu.launch` with a workgroup per output element (grid x, and y past
     65535 workgroups):
 
-    - the workgroup's threads (`threads`, or the largest power of two not
-      above the reduction's length) stride over the reduced elements
+    - the workgroup's threads (`threads`, or fewer for a short reduction:
+      the largest power of two that gives each at least
+      `elements-per-thread` elements) stride over the reduced elements
       together, so that neighbouring threads read neighbouring elements,
       each folding its share into a partial result that starts from the
       combiner's identity;
@@ -649,8 +650,10 @@ def PkReduceInWorkgroups : Pass<"pk-reduce-in-workgroups",
     `pk-split-reductions`: integer add/max/min/and/or/xor, `maximumf` and
     `minimumf`, `addf` with `reassoc`), into an element type shared memory
     holds (not `i1`) with an identity (not float8), over static nonzero
-    sizes and projected-permutation maps, with a body that reads neither
-    the loop indices nor values from outside it other than constants.
+    sizes, with a body that reads neither the loop indices nor values from
+    outside it other than constants. Inputs may be read through any affine
+    map (a reversed slice: `affine.apply` of the loop indices); the output
+    through the parallel loops only.
 
     Example (`threads=4`): `o[i] = sum_j x[i, j]` over `memref<8x1000xf32>`
     becomes
@@ -672,12 +675,17 @@ def PkReduceInWorkgroups : Pass<"pk-reduce-in-workgroups",
     Option<"minLength", "min-length", "int64_t", /*default=*/"64",
            "Fewest elements reduced into each output for a workgroup to "
            "reduce it">,
+    Option<"elementsPerThread", "elements-per-thread", "int64_t",
+           /*default=*/"8",
+           "Fewest reduced elements per thread (short reductions get fewer "
+           "threads and a shallower tree)">,
     Option<"maxStridedOutputs", "max-strided-outputs", "int64_t",
            /*default=*/"1024",
            "Outputs from which reductions over dimensions that are not "
            "innermost keep a thread per output">
   ];
-  let dependentDialects = ["::mlir::gpu::GPUDialect",
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
