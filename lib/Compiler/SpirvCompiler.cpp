@@ -42,6 +42,22 @@ int64_t bytesOf(MemRefType type) {
   return type.getNumElements() * std::max<int64_t>(1, width / 8);
 }
 
+/// How messages name kernel argument `index`: by its parameter's name where
+/// its location carries one (the tracers give every parameter a NameLoc),
+/// else by position.
+std::string argumentName(BlockArgument arg, size_t index) {
+  SmallVector<Location> pending = {arg.getLoc()};
+  while (!pending.empty()) {
+    Location loc = pending.pop_back_val();
+    if (auto named = dyn_cast<NameLoc>(loc))
+      return "argument '" + named.getName().str() + "'";
+    if (auto fused = dyn_cast<FusedLoc>(loc))
+      pending.append(fused.getLocations().rbegin(),
+                     fused.getLocations().rend());
+  }
+  return "argument " + std::to_string(index);
+}
+
 /// Reads a host function (launches, allocations, constants, views and
 /// copies) into the steps and buffers of a plan.
 class HostPlanner {
@@ -51,7 +67,7 @@ public:
   LogicalResult run(func::FuncOp host) {
     for (auto [i, arg] : llvm::enumerate(host.getArguments()))
       bufferOf[arg] = addBuffer(bytesOf(cast<MemRefType>(arg.getType())),
-                                "argument '" + std::to_string(i) + "'");
+                                argumentName(arg, i));
     for (Operation &op : host.getBody().front())
       if (failed(planOp(op)))
         return failure();

@@ -318,6 +318,20 @@ def test_long_integer_sums_on_vulkan(rng):
     assert o == x.sum()
 
 
+def test_arrays_over_the_storage_buffer_limit_are_named_in_the_error():
+    def rowsum(x_ref, o_ref):
+        o_ref[...] = x_ref[...].sum(axis=1)
+
+    kernel = picokernel.kernel(backend="vulkan")(rowsum)
+    x = np.zeros((2, 40_000_000), np.float32)  # 320 MB; lavapipe takes 128 MiB
+    try:
+        kernel(x, np.empty(2, np.float32))
+    except RuntimeError as error:
+        assert "argument 'x_ref' needs 320000000 bytes" in str(error)
+    else:
+        pytest.skip("this device takes storage buffers of 320 MB")
+
+
 def test_copy_only_kernels_run_without_a_dispatch_on_vulkan():
     def copy(x_ref, o_ref):
         o_ref[...] = x_ref[...]
