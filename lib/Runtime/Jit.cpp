@@ -90,6 +90,12 @@ workspaceSymbols(llvm::orc::MangleAndInterner mangle) {
   return symbols;
 }
 
+/// The symbol the JIT calls a kernel through: ExecutionEngine's packed
+/// wrapper (`_mlir_` + the name) of the kernel's C interface.
+std::string packedEntryPoint(llvm::StringRef kernelName) {
+  return ("_mlir__mlir_ciface_" + kernelName).str();
+}
+
 /// Loads an object compiled (by CompiledKernel::compile) for this host and
 /// returns its packed entry point, or an error.
 llvm::Expected<void (*)(void **)>
@@ -125,8 +131,7 @@ loadObject(const std::vector<char> &object, bool threaded,
     return std::move(error);
   if (llvm::Error error = jit->initialize(jit->getMainJITDylib()))
     return std::move(error);
-  // ExecutionEngine's packed wrapper: `_mlir_` + the C interface's name.
-  auto symbol = jit->lookup("_mlir__mlir_ciface_" + kernelName);
+  auto symbol = jit->lookup(packedEntryPoint(kernelName));
   if (!symbol)
     return symbol.takeError();
   return symbol->toPtr<void (*)(void **)>();
@@ -318,7 +323,7 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
     // its other wrappers, made internal, are inlined into it and dropped
     // (each was a whole copy of a serial kernel's loops to optimize and
     // compile).
-    std::string entryPoint = "_mlir__mlir_ciface_" + compiled->name();
+    std::string entryPoint = packedEntryPoint(compiled->name());
     llvm::internalizeModule(*module, [&](const llvm::GlobalValue &value) {
       return value.getName() == entryPoint;
     });

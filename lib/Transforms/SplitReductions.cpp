@@ -164,6 +164,16 @@ FailureOr<linalg::GenericOp> restrictLoop(RewriterBase &rewriter,
   return restricted;
 }
 
+/// A generic's body that yields `combiner` of its (value, accumulator)
+/// arguments.
+auto combinerBody(Operation *combiner) {
+  return [combiner](OpBuilder &nested, Location loc, ValueRange args) {
+    Operation *clone = nested.clone(*combiner);
+    clone->setOperands({args[1], args[0]});
+    linalg::YieldOp::create(nested, loc, clone->getResult(0));
+  };
+}
+
 /// `combiner` applied element by element to `lhs` and `rhs` (a value and an
 /// accumulator of the same shape) into `dest`, which is read only when it
 /// is `rhs`.
@@ -178,13 +188,8 @@ Value combineElementwise(OpBuilder &b, Location loc, Value lhs, Value rhs,
                               b.getMultiDimIdentityMap(rank));
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, type, inputs, dest, maps, iterators,
-             [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-               Operation *clone = nested.clone(*combiner);
-               clone->setOperands({args[1], args[0]});
-               linalg::YieldOp::create(nested, bodyLoc, clone->getResult(0));
-             })
+  return linalg::GenericOp::create(b, loc, type, inputs, dest, maps, iterators,
+                                   combinerBody(combiner))
       .getResult(0);
 }
 
@@ -267,13 +272,8 @@ Value reduceInto(OpBuilder &b, Location loc, Value partials, Value init,
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators[0] = utils::IteratorType::reduction;
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), partials, init, maps, iterators,
-             [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-               Operation *clone = nested.clone(*combiner);
-               clone->setOperands({args[1], args[0]});
-               linalg::YieldOp::create(nested, bodyLoc, clone->getResult(0));
-             })
+  return linalg::GenericOp::create(b, loc, init.getType(), partials, init, maps,
+                                   iterators, combinerBody(combiner))
       .getResult(0);
 }
 
