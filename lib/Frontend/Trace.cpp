@@ -131,8 +131,12 @@ static Value traced(std::initializer_list<const Operand *> operands,
 
 Shape Value::shape(std::source_location where) const {
   Operand self(*this, where);
-  TraceState::owner({&self}, "shape");
+  TraceState::owner({&self}, "shape").sizesRead = true;
   return shapeOf(value);
+}
+
+size_t Value::ndim() const {
+  return mlir::cast<mlir::ShapedType>(value.getType()).getRank();
 }
 
 DType Value::dtype(std::source_location where) const {
@@ -178,7 +182,10 @@ void Ref::store(const Operand &value) const { state->store(index, value); }
 
 const std::string &Ref::name() const { return state->argName(index); }
 
+size_t Ref::ndim() const { return state->refType(index).getRank(); }
+
 Shape Ref::shape() const {
+  state->sizesRead = true;
   auto shape = state->refType(index).getShape();
   return Shape(shape.begin(), shape.end());
 }
@@ -392,6 +399,8 @@ Tracer::Tracer(mlir::MLIRContext &context, std::string name,
 }
 
 Tracer::~Tracer() { abandon(); }
+
+bool Tracer::readSizes() const { return state->sizesRead; }
 
 mlir::OwningOpRef<mlir::ModuleOp> Tracer::finish() {
   return state->finish(location);

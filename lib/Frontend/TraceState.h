@@ -46,6 +46,10 @@ public:
                         const SourceLoc &where, bool mayBeEmpty = false);
 
   const std::string &kernelName() const { return name; }
+  /// Whether the kernel's code read a size (Value::shape, Ref::shape): its
+  /// trace may then depend on sizes in ways a second trace cannot see, so
+  /// it is not compiled for dynamic sizes.
+  bool sizesRead = false;
   const std::string &argName(unsigned index) const { return refNames[index]; }
   mlir::BlockArgument refValue(unsigned index);
   mlir::pk::RefType refType(unsigned index);

@@ -58,6 +58,15 @@ GuardCache::GuardCache(std::string kernelName, size_t maxEntries,
 GuardCache::~GuardCache() = default;
 
 const Executable &GuardCache::lookup(KeyView key, Compile compile) {
+  if (const Executable *found = find(key))
+    return *found;
+  std::shared_ptr<const Executable> compiled = miss(key, compile);
+  hitMemo.cacheId = 0;
+  lastCompiledHere = std::move(compiled);
+  return *lastCompiledHere;
+}
+
+const Executable *GuardCache::find(KeyView key) {
   HitMemo &memo = hitMemo;
   if (memo.cacheId == id &&
       memo.generation == generation.load(std::memory_order_acquire) &&
@@ -65,7 +74,7 @@ const Executable &GuardCache::lookup(KeyView key, Compile compile) {
     hitCount.fetch_add(1, std::memory_order_relaxed);
     memo.entry->lastUse.store(useClock.fetch_add(1, std::memory_order_relaxed),
                               std::memory_order_relaxed);
-    return *memo.compiled;
+    return memo.compiled.get();
   }
   std::shared_ptr<CacheEntry> entry;
   uint64_t seenGeneration;
@@ -77,19 +86,14 @@ const Executable &GuardCache::lookup(KeyView key, Compile compile) {
       entry = found->second;
   }
   std::shared_ptr<const Executable> compiled = entry ? hit(*entry) : nullptr;
-  if (!compiled) {
-    // None, or its compile failed: compile (and fail) here.
-    compiled = miss(key, compile);
-    memo.cacheId = 0;
-    lastCompiledHere = std::move(compiled);
-    return *lastCompiledHere;
-  }
+  if (!compiled) // none, or its compile failed: the caller compiles
+    return nullptr;
   memo.cacheId = id;
   memo.generation = seenGeneration;
   memo.key.assign(key.begin(), key.end());
   memo.entry = std::move(entry);
   memo.compiled = std::move(compiled);
-  return *memo.compiled;
+  return memo.compiled.get();
 }
 
 /// A hit waits if another thread is still compiling the entry; it is null

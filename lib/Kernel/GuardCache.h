@@ -45,6 +45,9 @@ public:
   /// any, propagates, and threads waiting for it compile themselves).
   /// The reference is valid until this thread's next lookup.
   const Executable &lookup(KeyView key, Compile compile);
+  /// The variant for `key` if there is one (waiting for a compile in
+  /// flight), else null; valid like lookup's.
+  const Executable *find(KeyView key);
 
   uint64_t hits() const { return hitCount.load(); }
   uint64_t misses() const { return missCount.load(); }

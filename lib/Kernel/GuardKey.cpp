@@ -28,13 +28,82 @@ void encodeKey(std::span<const ArrayView> arrays, llvm::ArrayRef<int> aliasOf,
   }
 }
 
+/// Calls `fn(word index)` for each size word of an exact key, in order.
+template <typename Fn> static void forEachSize(KeyView key, Fn fn) {
+  size_t at = 1;
+  for (int64_t i = 0; i < key[0]; ++i) {
+    int64_t rank = key[at + 1];
+    for (int64_t d = 0; d < rank; ++d)
+      fn(at + 2 + d);
+    at += 3 + rank;
+  }
+}
+
+Key patternOf(KeyView key) {
+  Key pattern(key.begin(), key.end());
+  forEachSize(key, [&](size_t word) { pattern[word] = -1; });
+  return pattern;
+}
+
+SizeMask differingSizes(KeyView a, KeyView b) {
+  SizeMask mask;
+  forEachSize(a, [&](size_t word) {
+    mask.push_back(a[word] >= 2 && b[word] >= 2 && a[word] != b[word]);
+  });
+  return mask;
+}
+
+SizeMask withoutSizes(KeyView key, const SizeMask &mask,
+                      llvm::ArrayRef<int64_t> sizes) {
+  SizeMask result;
+  forEachSize(key, [&](size_t word) {
+    bool marked = mask.empty() || mask[result.size()];
+    result.push_back(marked && !llvm::is_contained(sizes, key[word]));
+  });
+  return result;
+}
+
+bool encodeDynamicKey(KeyView key, const SizeMask &mask,
+                      llvm::SmallVectorImpl<int64_t> &dynamicKey,
+                      llvm::SmallVectorImpl<int64_t> &sizes) {
+  size_t start = dynamicKey.size();
+  dynamicKey.push_back(-1 - key[0]);
+  size_t at = 1, position = 0;
+  for (int64_t i = 0; i < key[0]; ++i) {
+    int64_t rank = key[at + 1];
+    dynamicKey.push_back(key[at]);
+    dynamicKey.push_back(rank);
+    for (int64_t d = 0; d < rank; ++d, ++position) {
+      int64_t size = key[at + 2 + d];
+      if (size < 2 || !(mask.empty() || mask[position])) {
+        dynamicKey.push_back(size);
+        continue;
+      }
+      auto found = std::find(sizes.begin(), sizes.end(), size);
+      if (found == sizes.end())
+        sizes.push_back(size);
+      dynamicKey.push_back(-2 - int64_t(found - sizes.begin()));
+    }
+    dynamicKey.push_back(key[at + 2 + rank]);
+    at += 3 + rank;
+  }
+  if (!sizes.empty())
+    return true;
+  dynamicKey.resize(start);
+  return false;
+}
+
 std::vector<KeyEntry> decodeKey(KeyView key) {
   std::vector<KeyEntry> entries;
   size_t at = 1;
-  for (int64_t i = 0; i < key[0]; ++i) {
+  int64_t count = key[0] < 0 ? -1 - key[0] : key[0];
+  for (int64_t i = 0; i < count; ++i) {
     KeyEntry entry{DType(key[at]), {}, 0};
     int64_t rank = key[at + 1];
     entry.shape.assign(key.begin() + at + 2, key.begin() + at + 2 + rank);
+    for (int64_t &size : entry.shape)
+      if (size < 0)
+        size = kDynamicSize;
     entry.aliasOf = key[at + 2 + rank];
     at += 3 + rank;
     entries.push_back(std::move(entry));

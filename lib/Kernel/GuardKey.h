@@ -3,7 +3,11 @@
 // Private to the kernel layer. A call's guard key is what a compiled
 // variant depends on, as int64 words: [count, then per array: dtype, rank,
 // dims..., aliasOf]. It is encoded on every call, hashed and compared as a
-// span, and read back to say why a kernel was compiled again.
+// span, and read back to say why a kernel was compiled again. The key of a
+// variant for dynamic sizes is the same with the count as -1 - count and
+// each dynamic size (one the variant's mask marks, of at least 2) as
+// -2 - k, k numbering the distinct such sizes in order: sizes 0 and 1
+// (broadcasting), the static sizes and equalities stay in the key.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,7 +44,29 @@ struct KeyEqual {
 void encodeKey(std::span<const ArrayView> arrays, llvm::ArrayRef<int> aliasOf,
                llvm::SmallVectorImpl<int64_t> &key);
 
-/// One array of a key read back.
+/// Which sizes of a key may be dynamic: one flag per dimension, in key
+/// order; empty: all.
+using SizeMask = std::vector<char>;
+
+/// The dynamic-sizes key of the exact key `key` (from encodeKey) for the
+/// sizes `mask` marks, and the distinct dynamic sizes in the order
+/// numbered; false (nothing written) if there are none.
+bool encodeDynamicKey(KeyView key, const SizeMask &mask,
+                      llvm::SmallVectorImpl<int64_t> &dynamicKey,
+                      llvm::SmallVectorImpl<int64_t> &sizes);
+
+/// The key without sizes: what calls that differ only in sizes share.
+Key patternOf(KeyView key);
+
+/// The sizes (both at least 2) in which two exact keys of one pattern
+/// differ.
+SizeMask differingSizes(KeyView a, KeyView b);
+
+/// `mask` without the sizes of `key` whose value is one of `sizes`.
+SizeMask withoutSizes(KeyView key, const SizeMask &mask,
+                      llvm::ArrayRef<int64_t> sizes);
+
+/// One array of a key read back (a dynamic size as kDynamicSize).
 struct KeyEntry {
   DType dtype;
   Shape shape;

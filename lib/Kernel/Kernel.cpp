@@ -3,20 +3,24 @@
 #include "picokernel/Kernel/Kernel.h"
 #include "picokernel/Compiler/CpuCompiler.h"
 #include "picokernel/Compiler/Registry.h"
+#include "picokernel/Frontend/Generalize.h"
 
 #include "Arguments.h"
 #include "GuardCache.h"
 #include "GuardKey.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <unordered_map>
 
 namespace pk {
 namespace detail {
@@ -66,6 +70,22 @@ bool logCompiles() {
   return value && *value && std::string(value) != "0";
 }
 
+/// The size class k of a dynamic compile takes in its second trace: far
+/// from every size of the first (distinct classes stay distinct), odd.
+int64_t perturbedSize(int64_t size, size_t k) {
+  return size + 1009 * int64_t(k + 1);
+}
+
+/// A dynamic-sizes module for a call, or why the kernel stays static.
+struct DynamicTrace {
+  std::shared_ptr<CompileContext> context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::string whyStatic;
+  /// Where only these sizes keep the kernel static (sums run over them).
+  llvm::SmallVector<int64_t, 4> keepStatic;
+  double seconds = 0;
+};
+
 } // namespace
 
 class KernelCache {
@@ -95,7 +115,8 @@ public:
 
   mlir::OwningOpRef<mlir::ModuleOp>
   traceFor(const Signature &signature,
-           mlir::MLIRContext &context = defaultContext()) const {
+           mlir::MLIRContext &context = defaultContext(),
+           bool *readSizes = nullptr) const {
     Tracer tracer(context, name, signature, SourceLoc{name, 0, 0});
     try {
       body(tracer.refs());
@@ -103,7 +124,62 @@ public:
       tracer.abandon();
       throw;
     }
+    if (readSizes)
+      *readSizes = tracer.readSizes();
     return tracer.finish();
+  }
+
+  /// Traces the kernel for `arrays` and again with the sizes `mask` marks
+  /// changed (`sizes`: the distinct ones, one class each) and generalizes
+  /// the first trace to dynamic sizes. An error of the first trace is the
+  /// user's and propagates.
+  DynamicTrace traceDynamic(std::span<const ArrayView> arrays,
+                            llvm::ArrayRef<int> aliasOf, const SizeMask &mask,
+                            llvm::ArrayRef<int64_t> sizes) const {
+    auto start = std::chrono::steady_clock::now();
+    DynamicTrace result;
+    result.context = CompileContexts::acquire();
+    mlir::MLIRContext &context = result.context->context;
+    Signature real = signature(arrays, aliasOf), other = real;
+    std::vector<SizeSymbol> symbols;
+    for (auto [k, size] : llvm::enumerate(sizes))
+      symbols.push_back({size, perturbedSize(size, k)});
+    size_t position = 0;
+    for (ArgSpec &arg : other)
+      for (int64_t &size : arg.shape) {
+        bool dynamic = size >= 2 && (mask.empty() || mask[position]);
+        ++position;
+        if (dynamic)
+          size = perturbedSize(size, llvm::find(sizes, size) - sizes.begin());
+      }
+    bool readSizes = false;
+    result.module = traceFor(real, context, &readSizes);
+    mlir::OwningOpRef<mlir::ModuleOp> otherModule;
+    if (readSizes) {
+      result.whyStatic = "its code reads the sizes (.shape or len())";
+    } else {
+      try {
+        otherModule = traceFor(other, context);
+      } catch (const std::exception &error) {
+        // The error's last line (a Python error's what() starts with the
+        // traceback).
+        llvm::StringRef what = llvm::StringRef(error.what()).rtrim();
+        result.whyStatic = "it fails for other sizes: " +
+                           what.substr(what.rfind('\n') + 1).str();
+      }
+    }
+    if (otherModule &&
+        (mlir::failed(generalizeSizes(*result.module, *otherModule, symbols,
+                                      result.whyStatic, result.keepStatic)) ||
+         mlir::failed(mlir::verify(*result.module))) &&
+        result.whyStatic.empty())
+      result.whyStatic = "its generalized IR does not verify";
+    if (!result.whyStatic.empty())
+      result.module = nullptr;
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    return result;
   }
 
   /// The CPU compile options, reusing `context`'s pass managers.
@@ -113,34 +189,43 @@ public:
     return compile;
   }
 
+  void logCompile(const Signature &sig, const std::string &why) const {
+    std::string text;
+    for (const ArgSpec &arg : sig)
+      text += (text.empty() ? "" : ", ") + arg.name + ": " +
+              formatShape(arg.shape) + " " + std::string(dtypeName(arg.dtype));
+    llvm::errs() << "picokernel: compiling kernel '" << name << "' for ("
+                 << text << "): " << why << "\n";
+  }
+
   /// Traces and compiles the variant for `arrays` (whose key follows
   /// `previous`).
   std::shared_ptr<const Executable> compile(std::span<const ArrayView> arrays,
                                             llvm::ArrayRef<int> aliasOf,
-                                            KeyView key, KeyView previous) {
+                                            KeyView key, KeyView previous,
+                                            const std::string &whyStatic) {
     using Clock = std::chrono::steady_clock;
     auto start = Clock::now();
     Signature sig = signature(arrays, aliasOf);
-    if (logCompiles()) {
-      std::string text;
-      for (const ArgSpec &arg : sig)
-        text += (text.empty() ? "" : ", ") + arg.name + ": " +
-                formatShape(arg.shape) + " " +
-                std::string(dtypeName(arg.dtype));
-      llvm::errs() << "picokernel: compiling kernel '" << name << "' for ("
-                   << text
-                   << "): " << explainKeyChange(previous, key, paramNames)
-                   << "\n";
-    }
+    if (logCompiles())
+      logCompile(sig,
+                 explainKeyChange(previous, key, paramNames) +
+                     (whyStatic.empty() ? "" : "; static sizes: " + whyStatic));
     std::shared_ptr<CompileContext> context = CompileContexts::acquire();
     mlir::OwningOpRef<mlir::ModuleOp> module = traceFor(sig, context->context);
     double traced = std::chrono::duration<double>(Clock::now() - start).count();
+    return finishCompile(*context, *module, traced);
+  }
+
+  /// Compiles a traced module (`traced`: the seconds its tracing took).
+  std::shared_ptr<const Executable>
+  finishCompile(CompileContext &context, mlir::ModuleOp module, double traced) {
     std::shared_ptr<const Executable> compiled =
         options.backend == Backend::Vulkan
             ? std::shared_ptr<const Executable>(
-                  VulkanKernel::compile(*module, options.vulkan))
+                  VulkanKernel::compile(module, options.vulkan))
             : std::shared_ptr<const Executable>(
-                  CompiledKernel::compile(*module, withPipelines(*context)));
+                  CompiledKernel::compile(module, withPipelines(context)));
     if (compiled->loadedFromDiskCache())
       diskLoads.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(statsMutex);
@@ -159,14 +244,127 @@ public:
     checkArguments(arrays, arity, name, paramNames, aliasOf, partialOverlaps);
     encodeKey(arrays, aliasOf, key);
     KeyView view(key.data(), key.size());
-    const Executable &compiled = variants.lookup(view, [&](KeyView previous) {
-      return compile(arrays, aliasOf, view, previous);
-    });
+    bool dynamicAllowed = options.dynamic != DynamicSizes::Never &&
+                          options.backend == Backend::CPU;
+    const Executable *found = nullptr;
+    if (dynamicAllowed) {
+      // The dynamic-sizes variants first: one serves every size.
+      llvm::SmallVector<int64_t, 64> dynamicKey;
+      llvm::SmallVector<int64_t, 8> sizes;
+      size_t count = maskCount.load(std::memory_order_acquire);
+      for (size_t i = 0; i < count && !found; ++i) {
+        dynamicKey.clear();
+        sizes.clear();
+        if (encodeDynamicKey(view, masks[i], dynamicKey, sizes))
+          found = variants.find(KeyView(dynamicKey.data(), dynamicKey.size()));
+      }
+    }
+    if (!found)
+      found = variants.find(view);
+    if (!found)
+      found = &compileOnMiss(arrays, aliasOf, view, dynamicAllowed);
+    const Executable &compiled = *found;
     param.resize(arrays.size());
     int next = 0;
     for (size_t i = 0; i < arrays.size(); ++i)
       param[i] = aliasOf[i] >= 0 ? param[aliasOf[i]] : next++;
     return compiled;
+  }
+
+  /// On a miss: the dynamic-sizes variant where the policy asks for one and
+  /// the kernel allows it, else the static one.
+  const Executable &compileOnMiss(std::span<const ArrayView> arrays,
+                                  llvm::ArrayRef<int> aliasOf, KeyView view,
+                                  bool dynamicAllowed) {
+    std::string whyStatic, why;
+    SizeMask mask;
+    if (dynamicAllowed)
+      why = wantDynamic(view, mask);
+    if (!why.empty())
+      if (const Executable *compiled = compileDynamic(
+              arrays, aliasOf, view, std::move(mask), why, whyStatic))
+        return *compiled;
+    return variants.lookup(view, [&](KeyView previous) {
+      return compile(arrays, aliasOf, view, previous, whyStatic);
+    });
+  }
+
+  /// The variant for the sizes `mask` marks dynamic, where the kernel takes
+  /// them; sizes a sum runs over become static and it tries again. Null,
+  /// with `whyStatic`, where the kernel cannot take any.
+  const Executable *compileDynamic(std::span<const ArrayView> arrays,
+                                   llvm::ArrayRef<int> aliasOf, KeyView view,
+                                   SizeMask mask, const std::string &why,
+                                   std::string &whyStatic) {
+    while (true) {
+      llvm::SmallVector<int64_t, 64> dynamicKey;
+      llvm::SmallVector<int64_t, 8> sizes;
+      if (!encodeDynamicKey(view, mask, dynamicKey, sizes))
+        return nullptr;
+      Key dynamic(dynamicKey.begin(), dynamicKey.end());
+      {
+        std::lock_guard<std::mutex> lock(patternsMutex);
+        auto refused = staticOnly.find(dynamic);
+        if (refused != staticOnly.end()) {
+          whyStatic = refused->second;
+          return nullptr;
+        }
+      }
+      DynamicTrace traced = traceDynamic(arrays, aliasOf, mask, sizes);
+      whyStatic = traced.whyStatic;
+      if (traced.module) {
+        try {
+          const Executable &compiled = variants.lookup(dynamic, [&](KeyView) {
+            if (logCompiles())
+              logCompile(signatureOfKey(dynamic, paramNames),
+                         "dynamic sizes: " + why);
+            return finishCompile(*traced.context, *traced.module,
+                                 traced.seconds);
+          });
+          addMask(mask);
+          return &compiled;
+        } catch (const CompileError &error) {
+          // A compiler limit on dynamic sizes: static sizes still work.
+          whyStatic = std::string("compiling for dynamic sizes failed: ") +
+                      error.what();
+        }
+      }
+      if (traced.keepStatic.empty()) {
+        std::lock_guard<std::mutex> lock(patternsMutex);
+        staticOnly[dynamic] = whyStatic;
+        return nullptr;
+      }
+      // (Each round makes at least one more size static: it ends.)
+      mask = withoutSizes(view, mask, traced.keepStatic);
+    }
+  }
+
+  /// Why the call with exact key `key` gets a dynamic-sizes variant, and
+  /// which of its sizes are dynamic (`mask`); empty if it does not.
+  /// Automatic: the sizes that differ from the first call's of the pattern.
+  std::string wantDynamic(KeyView key, SizeMask &mask) {
+    if (options.dynamic == DynamicSizes::Always)
+      return "asked for (dynamic=True)";
+    std::lock_guard<std::mutex> lock(patternsMutex);
+    auto [first, inserted] =
+        firstSizes.try_emplace(patternOf(key), Key(key.begin(), key.end()));
+    if (inserted)
+      return "";
+    mask = differingSizes(first->second, key);
+    if (!llvm::is_contained(mask, 1))
+      return "";
+    return explainKeyChange(first->second, key, paramNames);
+  }
+
+  /// Makes later calls look for variants with `mask`'s dynamic sizes.
+  void addMask(const SizeMask &mask) {
+    std::lock_guard<std::mutex> lock(patternsMutex);
+    size_t count = maskCount.load(std::memory_order_relaxed);
+    if (count == kMaxMasks ||
+        llvm::is_contained(llvm::ArrayRef(masks.data(), count), mask))
+      return;
+    masks[count] = mask;
+    maskCount.store(count + 1, std::memory_order_release);
   }
 
   void call(std::span<const ArrayView> arrays) {
@@ -175,8 +373,10 @@ public:
     const Executable &compiled = prepare(arrays, param, partialOverlaps);
     const auto &params = compiled.params();
     llvm::SmallVector<void *, 16> data(params.size());
+    llvm::SmallVector<const int64_t *, 16> shapes(params.size());
     for (size_t i = 0; i < arrays.size(); ++i) {
       data[param[i]] = arrays[i].data;
+      shapes[param[i]] = arrays[i].shape.data();
       if (arrays[i].readOnly && params[param[i]].written)
         throw ArgumentError("argument '" + paramName(i) +
                             "' is read-only, but kernel '" + name +
@@ -190,7 +390,7 @@ public:
             name +
             "' writes to one of them; pass disjoint arrays or the same "
             "array twice");
-    compiled.run(data.data());
+    compiled.run(data.data(), shapes.data());
   }
 
   std::vector<bool> written(std::span<const ArrayView> arrays) {
@@ -224,7 +424,13 @@ public:
     return signatureOfKey(*key, paramNames);
   }
 
-  void clear() { variants.clear(); }
+  void clear() {
+    variants.clear();
+    // (The masks stay: calls may be reading them.)
+    std::lock_guard<std::mutex> lock(patternsMutex);
+    firstSizes.clear();
+    staticOnly.clear();
+  }
 
   const std::string name;
 
@@ -236,6 +442,18 @@ private:
   GuardCache variants;
 
   std::atomic<uint64_t> diskLoads{0};
+  /// The dynamic sizes of the dynamic-sizes variants compiled (usually
+  /// one mask): calls look for a variant with each. Append-only, written
+  /// under patternsMutex, published by maskCount.
+  static constexpr size_t kMaxMasks = 8;
+  std::array<SizeMask, kMaxMasks> masks;
+  std::atomic<size_t> maskCount{0};
+  std::mutex patternsMutex;
+  /// Per pattern (the key without sizes): the first exact key compiled
+  /// (Automatic); the dynamic keys whose kernel cannot take dynamic sizes,
+  /// with the reason.
+  std::unordered_map<Key, Key, KeyHash, KeyEqual> firstSizes;
+  std::unordered_map<Key, std::string, KeyHash, KeyEqual> staticOnly;
   mutable std::mutex statsMutex;
   double traceSeconds = 0, pipelineSeconds = 0, codegenSeconds = 0;
 

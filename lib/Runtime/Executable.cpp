@@ -17,4 +17,10 @@ void Executable::describe(mlir::ModuleOp module) {
   signature = signatureOf(kernels.front());
 }
 
+bool Executable::hasDynamicSizes() const {
+  return llvm::any_of(signature.params, [](const CompiledParam &param) {
+    return llvm::is_contained(param.shape, kDynamicSize);
+  });
+}
+
 } // namespace pk

@@ -139,10 +139,15 @@ loadObject(const std::vector<char> &object, bool threaded,
 
 /// Memref descriptor of a static shape, as int64 words: allocated pointer,
 /// aligned pointer, offset, sizes..., strides... (row-major, contiguous).
+/// (A dynamic shape's sizes and strides are left 0, filled in per call.)
 void appendDescriptor(std::vector<int64_t> &words, const Shape &shape) {
   words.push_back(0);
   words.push_back(0);
   words.push_back(0);
+  if (llvm::is_contained(shape, kDynamicSize)) {
+    words.insert(words.end(), 2 * shape.size(), 0);
+    return;
+  }
   words.insert(words.end(), shape.begin(), shape.end());
   Shape strides = rowMajorStrides(shape);
   words.insert(words.end(), strides.begin(), strides.end());
@@ -263,6 +268,8 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   std::unique_ptr<CompiledKernel> compiled(new CompiledKernel());
   compiled->describe(module);
   for (const CompiledParam &param : compiled->params()) {
+    if (llvm::is_contained(param.shape, kDynamicSize))
+      compiled->dynamicParams.push_back(compiled->descriptorOffsets.size());
     compiled->descriptorOffsets.push_back(compiled->descriptorTemplate.size());
     appendDescriptor(compiled->descriptorTemplate, param.shape);
   }
@@ -389,7 +396,8 @@ std::string CompiledKernel::cacheKeyText(mlir::ModuleOp module,
   return text;
 }
 
-void CompiledKernel::run(void *const *data) const {
+void CompiledKernel::run(void *const *data,
+                         const int64_t *const *shapes) const {
   constexpr size_t kInline = 128;
   llvm::SmallVector<int64_t, kInline> words(descriptorTemplate.begin(),
                                             descriptorTemplate.end());
@@ -405,6 +413,17 @@ void CompiledKernel::run(void *const *data) const {
     // The packed wrapper takes the address of each argument of
     // `_mlir_ciface_<name>(descriptor *...)`.
     arguments[i] = &descriptors[i];
+  }
+  for (size_t i : dynamicParams) {
+    // Sizes, then row-major strides.
+    size_t rank = signature.params[i].shape.size();
+    int64_t *sizes = words.data() + descriptorOffsets[i] + 3;
+    int64_t stride = 1;
+    for (size_t d = rank; d-- > 0;) {
+      sizes[d] = shapes[i][d];
+      sizes[rank + d] = stride;
+      stride *= shapes[i][d];
+    }
   }
   entry(arguments.data());
 }

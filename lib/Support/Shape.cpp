@@ -11,7 +11,7 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape) {
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i)
       text += ", ";
-    text += std::to_string(shape[i]);
+    text += shape[i] == kDynamicSize ? "?" : std::to_string(shape[i]);
   }
   if (shape.size() == 1)
     text += ",";

@@ -4,6 +4,7 @@
 
 #include "IterationCount.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -36,6 +37,32 @@ void makeParallel(RewriterBase &rewriter, scf::ForOp loop) {
   rewriter.eraseOp(loop);
 }
 
+/// The loop nest `loops` (outermost first) made parallel where its
+/// iteration count, known only at run time, reaches `threshold`: an scf.if
+/// between a parallel copy and the serial nest.
+void makeParallelFromCount(RewriterBase &rewriter, ArrayRef<Operation *> loops,
+                           int64_t threshold) {
+  auto outer = cast<scf::ForOp>(loops.front());
+  Location loc = outer.getLoc();
+  rewriter.setInsertionPoint(outer);
+  // Loops from linalgOpToLoops count from 0 by 1 to bounds computed before
+  // the nest.
+  Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  for (Operation *op : loops) {
+    Value bound = cast<scf::ForOp>(op).getUpperBound();
+    if (bound.getParentRegion()->isProperAncestor(&outer.getRegion()))
+      count = arith::MulIOp::create(rewriter, loc, count, bound);
+  }
+  Value large = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::sge, count,
+      arith::ConstantIndexOp::create(rewriter, loc, threshold));
+  auto choice = scf::IfOp::create(rewriter, loc, large, /*withElse=*/true);
+  rewriter.setInsertionPointToStart(choice.elseBlock());
+  rewriter.clone(*outer);
+  rewriter.moveOpBefore(outer, choice.thenBlock()->getTerminator());
+  makeParallel(rewriter, outer);
+}
+
 struct LowerLinalgToLoopsPass
     : public mlir::pk::impl::PkLowerLinalgToLoopsBase<LowerLinalgToLoopsPass> {
   using PkLowerLinalgToLoopsBase::PkLowerLinalgToLoopsBase;
@@ -54,11 +81,14 @@ struct LowerLinalgToLoopsPass
       // OpenMP would run a nested parallel region on one thread anyway.
       bool nested = op->getParentOfType<scf::ForallOp>() ||
                     op->getParentOfType<scf::ParallelOp>();
-      bool parallel =
-          !nested && parallelThreshold > 0 &&
-          mlir::pk::iterationCount(op) >= parallelThreshold &&
-          op.getNumLoops() > 0 &&
+      bool mayBeParallel =
+          !nested && parallelThreshold > 0 && op.getNumLoops() > 0 &&
           op.getIteratorTypesArray().front() == utils::IteratorType::parallel;
+      // A dynamic size decides when the kernel runs.
+      bool dynamic =
+          llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+      bool parallel = mayBeParallel && !dynamic &&
+                      mlir::pk::iterationCount(op) >= parallelThreshold;
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::LinalgLoops> loops =
           linalg::linalgOpToLoops(rewriter, op);
@@ -74,6 +104,8 @@ struct LowerLinalgToLoopsPass
           loop->setAttr(kLoopAnnotation, noUnroll);
       if (parallel && !loops->empty())
         makeParallel(rewriter, cast<scf::ForOp>(loops->front()));
+      else if (mayBeParallel && dynamic && !loops->empty())
+        makeParallelFromCount(rewriter, *loops, parallelThreshold);
       rewriter.eraseOp(op);
     }
   }

@@ -249,16 +249,22 @@ class Kernel(_picokernel.Kernel):
                  parallel_threshold=_picokernel.DEFAULT_PARALLEL_THRESHOLD,
                  max_cache_entries=_picokernel.DEFAULT_MAX_CACHE_ENTRIES,
                  workgroup_size=_picokernel.DEFAULT_WORKGROUP_SIZE,
-                 max_device_bytes=_picokernel.DEFAULT_MAX_DEVICE_BYTES):
+                 max_device_bytes=_picokernel.DEFAULT_MAX_DEVICE_BYTES,
+                 dynamic=None):
         if backend not in BACKENDS:
             raise ValueError(
                 f"unknown backend {backend!r}; available: {', '.join(map(repr, BACKENDS))}"
             )
+        if dynamic is not None and not isinstance(dynamic, bool):
+            raise TypeError(
+                f"dynamic must be None (automatic), True or False, not {dynamic!r}")
         names = _param_names(fn)
         super().__init__(fn, getattr(fn, "__name__", "kernel"), names,
                          int(parallel_threshold), int(max_cache_entries),
-                         backend, int(workgroup_size), int(max_device_bytes))
+                         backend, int(workgroup_size), int(max_device_bytes),
+                         {None: "automatic", True: "always", False: "never"}[dynamic])
         self.backend = backend
+        self.dynamic = dynamic
         self.__name__ = self.name
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
@@ -303,6 +309,17 @@ def kernel(fn=None, *, backend="cpu", **options):
     ``max_cache_entries`` (compiled variants kept) and ``max_device_bytes``
     (Vulkan: bytes of device buffers the variants keep, 256 MiB by default;
     the least recently used variants go first).
+
+    ``dynamic`` says when a kernel compiles for dynamic sizes, one compile
+    serving every size with the same ranks, dtypes, aliasing, sizes 0 and 1
+    (broadcasting) and equalities between sizes: ``None`` (the default)
+    compiles for the first call's sizes and, when a second size comes for
+    the same pattern, once for dynamic sizes that serve every later size;
+    ``True`` compiles for dynamic sizes from the first call; ``False``
+    compiles once per shape. Kernels whose code reads sizes (``x.shape``,
+    ``len(x)``), slices relative to them, averages over them or takes a
+    matmul compile per shape whatever the policy (CPU only for now);
+    ``PK_LOG_COMPILES=1`` logs each compile and why.
 
     NumPy arrays and numbers the kernel reads from its globals or closure
     are constants, frozen when it is traced for a shape and dtype (as in

@@ -33,11 +33,12 @@ public:
   PyKernel(nb::callable function, std::string name,
            std::vector<std::string> paramNames, int64_t parallelThreshold,
            size_t maxCacheEntries, const std::string &backend,
-           int64_t workgroupSize, uint64_t maxDeviceBytes)
+           int64_t workgroupSize, uint64_t maxDeviceBytes,
+           const std::string &dynamic)
       : function(function), paramNames(paramNames),
         kernel(name, makeBody(), std::move(paramNames),
                options(parallelThreshold, maxCacheEntries, backend,
-                       workgroupSize, maxDeviceBytes)) {}
+                       workgroupSize, maxDeviceBytes, dynamic)) {}
 
   // A kernel's function usually refers back to the kernel through its
   // module's globals: let Python's cycle collector see that reference.
@@ -153,8 +154,17 @@ private:
   static KernelOptions options(int64_t parallelThreshold,
                                size_t maxCacheEntries,
                                const std::string &backend,
-                               int64_t workgroupSize, uint64_t maxDeviceBytes) {
+                               int64_t workgroupSize, uint64_t maxDeviceBytes,
+                               const std::string &dynamic) {
     KernelOptions options;
+    if (dynamic == "always")
+      options.dynamic = DynamicSizes::Always;
+    else if (dynamic == "never")
+      options.dynamic = DynamicSizes::Never;
+    else if (dynamic != "automatic")
+      throw nb::value_error(("unknown dynamic-sizes policy '" + dynamic +
+                             "'; available: 'automatic', 'always', 'never'")
+                                .c_str());
     options.compile.parallelThreshold = parallelThreshold;
     options.maxCacheEntries = maxCacheEntries;
     options.maxDeviceBytes = maxDeviceBytes;
@@ -432,13 +442,15 @@ NB_MODULE(_picokernel, m) {
                        "A kernel compiled on first use for each combination "
                        "of shapes and dtypes.")
       .def(nb::init<nb::callable, std::string, std::vector<std::string>,
-                    int64_t, size_t, const std::string &, int64_t, uint64_t>(),
+                    int64_t, size_t, const std::string &, int64_t, uint64_t,
+                    const std::string &>(),
            nb::arg("function"), nb::arg("name"), nb::arg("param_names"),
            nb::arg("parallel_threshold") = defaults::kParallelThreshold,
            nb::arg("max_cache_entries") = defaults::kMaxCacheEntries,
            nb::arg("backend") = "cpu",
            nb::arg("workgroup_size") = defaults::kWorkgroupSize,
-           nb::arg("max_device_bytes") = defaults::kMaxDeviceBytes)
+           nb::arg("max_device_bytes") = defaults::kMaxDeviceBytes,
+           nb::arg("dynamic") = "automatic")
       .def("__call__", &PyKernel::call,
            "Runs the kernel on NumPy arrays (the last one is the output); "
            "returns None.")

@@ -4,6 +4,8 @@
 #include "Indexing.h"
 #include "NumPy.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -194,7 +196,9 @@ nb::object inPlace(BinaryFn fn, const char *ufunc, const Value &self,
     return nb::borrow(Py_NotImplemented);
   SourceLoc where = operand->where();
   Value result = fn(Operand(self, where), *operand);
-  if (result.shape() != self.shape())
+  // (Compared as types: the kernel's code has not read the sizes.)
+  if (mlir::cast<mlir::ShapedType>(result.ir().getType()).getShape() !=
+      mlir::cast<mlir::ShapedType>(self.ir().getType()).getShape())
     raise(PyExc_ValueError,
           where.str() +
               ": error: non-broadcastable output operand with "
@@ -403,7 +407,7 @@ void bindValueProtocols(nb::class_<Value> &value) {
       .def(
           "__getitem__",
           [](const Value &v, nb::handle key) {
-            std::optional<Index> index = toIndex(key, v.shape().size());
+            std::optional<Index> index = toIndex(key, v.ndim());
             return index ? v[*index] : v;
           },
           nb::arg("key").none())
@@ -473,14 +477,14 @@ void bindRef(nb::module_ &m) {
       .def(
           "__getitem__",
           [](const Ref &r, nb::handle key) {
-            std::optional<Index> index = toIndex(key, r.shape().size());
+            std::optional<Index> index = toIndex(key, r.ndim());
             return index ? r.load(*index) : r.load(pythonLocation());
           },
           nb::arg("key").none())
       .def(
           "__setitem__",
           [](const Ref &r, nb::handle key, nb::handle value) {
-            std::optional<Index> index = toIndex(key, r.shape().size());
+            std::optional<Index> index = toIndex(key, r.ndim());
             std::optional<Operand> operand = toOperand(value);
             if (!operand)
               throw nb::type_error(
@@ -510,7 +514,7 @@ void bindTracing(nb::module_ &m) {
                        [](const Value &v) { return shapeTuple(v.shape()); })
           .def_prop_ro("dtype",
                        [](const Value &v) { return toNumPy(v.dtype()); })
-          .def_prop_ro("ndim", [](const Value &v) { return v.shape().size(); })
+          .def_prop_ro("ndim", [](const Value &v) { return v.ndim(); })
           .def(
               "astype",
               [](const Value &v, nb::handle dtype) {

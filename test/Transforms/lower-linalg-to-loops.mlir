@@ -75,3 +75,29 @@ func.func @inside_forall(%a: memref<4x10x10xf32>, %o: memref<4x10x10xf32>) {
   }
   return
 }
+
+// Dynamic sizes: the iteration count is known only when the kernel runs,
+// which then takes the parallel nest from the threshold on, else the serial
+// one.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: (%[[A:[a-z0-9]+]]: memref<?x?xf32>
+// CHECK-DAG: %[[N:.*]] = memref.dim %[[A]], %c0
+// CHECK-DAG: %[[M:.*]] = memref.dim %[[A]], %c1
+// CHECK: %[[NM:.*]] = arith.muli %{{.*}}, %[[M]] : index
+// CHECK: %[[LARGE:.*]] = arith.cmpi sge, %[[NM]], %c100 : index
+// CHECK: scf.if %[[LARGE]] {
+// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%[[N]])
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[M]]
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[N]]
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[M]]
+// CHECK-NOT: linalg.generic
+func.func @dynamic(%a: memref<?x?xf32>, %o: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<?x?xf32>) outs(%o : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = arith.mulf %x, %x : f32
+    linalg.yield %0 : f32
+  }
+  return
+}

@@ -187,6 +187,21 @@ func.func @short(%x: tensor<7xf32>, %init: tensor<f32>) -> tensor<f32> {
   return %r : tensor<f32>
 }
 
+// A dynamic length: left alone (the frontends compile sums over dynamic
+// dimensions for static sizes).
+// CHECK-LABEL: func.func @dynamic_length
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}}ins(%arg0 : tensor<?xf32>)
+func.func @dynamic_length(%x: tensor<?xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#id1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<?xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.maximumf %acc, %a fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
 // A keepdims operand (a row's max, read through a constant 0) loses its
 // unit dim first; then the rows split as above.
 // CHECK-LABEL: func.func @broadcast_unit_dim

@@ -829,10 +829,13 @@ def make_layout(rng, params, written):
 
 class Case:
     def __init__(self, seed, backend="cpu"):
-        self.seed, self.backend = seed, backend
+        # "cpu-dynamic": the CPU, compiling for dynamic sizes from the
+        # first call (dynamic=True).
+        self.seed, self.backend = seed, backend.removesuffix("-dynamic")
+        self.dynamic = True if backend.endswith("-dynamic") else None
         for attempt in range(20):
             rng = np.random.default_rng([seed, attempt])
-            generator = Generator(rng, backend)
+            generator = Generator(rng, self.backend)
             source = generator.build()
             if source is None:
                 continue
@@ -879,7 +882,8 @@ class Case:
         import picokernel
 
         bases, views = self.layout.materialize()
-        kernel = picokernel.kernel(self.function(picokernel), backend=self.backend)
+        kernel = picokernel.kernel(self.function(picokernel), backend=self.backend,
+                                   dynamic=self.dynamic)
         kernel(*views)
         return bases
 
@@ -910,7 +914,8 @@ class Case:
         return "agree"
 
     def describe(self):
-        lines = [f"seed {self.seed} ({self.backend}):", self.source,
+        lines = [f"seed {self.seed} ({self.backend}"
+                 f"{', dynamic sizes' if self.dynamic else ''}):", self.source,
                  f"layout: {self.layout.description}"]
         for name, base in zip(self.param_names, self.layout.bases):
             lines.append(f"  base {name}: {base.dtype} {base.shape}")

@@ -19,6 +19,9 @@ import random_language
 from conftest import report
 
 KERNELS = {"cpu": int(os.environ.get("PK_RANDOM_KERNELS_CPU", 2000)),
+           # The CPU again, each kernel compiled for dynamic sizes where it
+           # can be (dynamic=True).
+           "cpu-dynamic": int(os.environ.get("PK_RANDOM_KERNELS_CPU_DYNAMIC", 1000)),
            "vulkan": int(os.environ.get("PK_RANDOM_KERNELS_VULKAN", 300))}
 FIRST_SEED = int(os.environ.get("PK_RANDOM_SEED", 0))
 # A bound on the run (sanitizer builds are several times slower); a run cut
@@ -26,7 +29,7 @@ FIRST_SEED = int(os.environ.get("PK_RANDOM_SEED", 0))
 SECONDS = float(os.environ.get("PK_RANDOM_SECONDS", 1800))
 
 
-@pytest.mark.parametrize("backend", ["cpu", "vulkan"])
+@pytest.mark.parametrize("backend", ["cpu", "cpu-dynamic", "vulkan"])
 def test_random_kernels_agree_with_numpy(backend):
     if backend == "vulkan" and not picokernel.vulkan_available()[0]:
         pytest.skip("no Vulkan device")

@@ -106,8 +106,12 @@ struct Index;
 class Value {
 public:
   Value() = default;
+  /// The sizes (reading them makes the kernel compile for static sizes:
+  /// its code may depend on them).
   Shape
   shape(std::source_location where = std::source_location::current()) const;
+  /// The number of dimensions (part of every compiled kernel's key).
+  size_t ndim() const;
   DType
   dtype(std::source_location where = std::source_location::current()) const;
   /// The IR value; valid while the trace that made it is open.
@@ -343,7 +347,9 @@ public:
   void store(const Index &index, const Operand &value) const;
 
   const std::string &name() const;
+  /// The sizes (reading them makes the kernel compile for static sizes).
   Shape shape() const;
+  size_t ndim() const;
   DType dtype() const;
 
 private:
@@ -469,6 +475,8 @@ public:
   mlir::OwningOpRef<mlir::ModuleOp> finish();
   /// Ends the trace without a result (the kernel raised); idempotent.
   void abandon();
+  /// Whether the kernel's code has read a size (Value::shape, Ref::shape).
+  bool readSizes() const;
 
 private:
   std::shared_ptr<detail::TraceState> state;

@@ -68,10 +68,28 @@ public:
 /// Where compiled kernels run.
 enum class Backend { CPU, Vulkan };
 
+/// When a kernel is compiled for dynamic sizes: one compile serving every
+/// size of the same ranks, dtypes, aliasing, sizes 0 and 1 (broadcasting)
+/// and equalities between sizes.
+enum class DynamicSizes {
+  /// Static first; when a second size is seen where the first call had
+  /// another, one kernel with dynamic sizes serves that call and every
+  /// later one (like torch.compile's automatic dynamic shapes).
+  Automatic,
+  /// Dynamic from the first call.
+  Always,
+  /// One compile per shape.
+  Never,
+};
+
 struct KernelOptions {
   Backend backend = Backend::CPU;
   CompileOptions compile; ///< for Backend::CPU
   VulkanOptions vulkan;   ///< for Backend::Vulkan
+  /// Kernels that cannot take dynamic sizes (they read sizes, slice
+  /// relative to them, average over them, take a matmul, or run on Vulkan)
+  /// compile for static sizes, with the reason in PK_LOG_COMPILES's log.
+  DynamicSizes dynamic = DynamicSizes::Automatic;
   /// Compiled variants kept at most; the least recently used goes first.
   size_t maxCacheEntries = defaults::kMaxCacheEntries;
   /// Bytes of device buffers (Vulkan: every array and temporary of a

@@ -41,8 +41,11 @@ class Executable {
 public:
   virtual ~Executable();
   /// Runs the kernel on `data[i]`, the data of parameter i: contiguous
-  /// arrays of exactly the compiled shapes and dtypes.
-  virtual void run(void *const *data) const = 0;
+  /// arrays of the compiled dtypes and shapes, whose dynamic sizes are
+  /// `shapes[i]` (one size per dimension; null for a static kernel).
+  virtual void run(void *const *data, const int64_t *const *shapes) const = 0;
+  /// Whether some parameter has a dynamic (`?`) size.
+  bool hasDynamicSizes() const;
 
   const std::string &name() const { return signature.name; }
   const std::vector<CompiledParam> &params() const { return signature.params; }

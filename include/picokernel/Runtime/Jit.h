@@ -68,7 +68,7 @@ public:
   compile(mlir::ModuleOp module, const CompileOptions &options = {});
   ~CompiledKernel() override;
 
-  void run(void *const *data) const override;
+  void run(void *const *data, const int64_t *const *shapes) const override;
 
   /// Whether the kernel runs its large loops on all cores.
   bool usesThreads() const { return threaded; }
@@ -85,6 +85,9 @@ private:
   /// offset to patch per call, static sizes and strides filled in once.
   std::vector<int64_t> descriptorTemplate;
   std::vector<size_t> descriptorOffsets;
+  /// The parameters with dynamic sizes: their sizes and strides are filled
+  /// in per call.
+  std::vector<size_t> dynamicParams;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   /// The code when it came from the disk cache instead.
   std::unique_ptr<llvm::orc::LLJIT> loadedObject;

@@ -64,7 +64,7 @@ public:
   compile(mlir::ModuleOp module, const VulkanOptions &options = {});
   ~VulkanKernel() override;
 
-  void run(void *const *data) const override;
+  void run(void *const *data, const int64_t *const *shapes) const override;
   uint64_t deviceBytes() const override;
 
   struct Impl;

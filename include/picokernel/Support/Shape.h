@@ -21,7 +21,12 @@ namespace pk {
 
 using Shape = std::vector<int64_t>;
 
-/// A shape the way NumPy users read it: `(2, 3)`, `(4,)`, `()`.
+/// A dimension whose size is given when the kernel runs: MLIR's
+/// ShapedType::kDynamic (the dialect checks that they agree).
+inline constexpr int64_t kDynamicSize = INT64_MIN;
+
+/// A shape the way NumPy users read it: `(2, 3)`, `(4,)`, `()`; a dynamic
+/// size prints as `?`.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
 
 /// The strides, in elements, of a C-contiguous array of `shape`.

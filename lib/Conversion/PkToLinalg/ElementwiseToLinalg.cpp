@@ -19,14 +19,33 @@ using namespace mlir::pk;
 Value mlir::pk::buildElementwise(OpBuilder &builder, Location loc,
                                  RankedTensorType resultType, ValueRange inputs,
                                  ArrayRef<AffineMap> inputMaps,
-                                 ScalarBuilder body) {
+                                 ScalarBuilder body, ValueRange dynamicSizes) {
   unsigned rank = resultType.getRank();
   SmallVector<AffineMap> maps(inputMaps);
   while (maps.size() < inputs.size())
     maps.push_back(builder.getMultiDimIdentityMap(rank));
   maps.push_back(builder.getMultiDimIdentityMap(rank));
+  SmallVector<Value> sizes(dynamicSizes);
+  if (sizes.empty()) {
+    for (auto [d, size] : llvm::enumerate(resultType.getShape())) {
+      if (!ShapedType::isDynamic(size))
+        continue;
+      // An input dimension indexed by result dimension d has its size.
+      Value found;
+      for (auto [input, map] : llvm::zip(inputs, maps)) {
+        auto inputType = cast<RankedTensorType>(input.getType());
+        for (auto [j, expr] : llvm::enumerate(map.getResults()))
+          if (!found && expr == builder.getAffineDimExpr(d) &&
+              inputType.isDynamicDim(j))
+            found = tensor::DimOp::create(builder, loc, input, j);
+      }
+      if (!found)
+        return Value();
+      sizes.push_back(found);
+    }
+  }
   Value init = tensor::EmptyOp::create(builder, loc, resultType.getShape(),
-                                       resultType.getElementType());
+                                       resultType.getElementType(), sizes);
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
@@ -37,6 +56,15 @@ Value mlir::pk::buildElementwise(OpBuilder &builder, Location loc,
         linalg::YieldOp::create(b, bodyLoc, result);
       });
   return generic.getResult(0);
+}
+
+SmallVector<OpFoldResult> mlir::pk::sizesOf(OpBuilder &builder, Location loc,
+                                            Value tensor,
+                                            ArrayRef<int64_t> dims) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : dims)
+    sizes.push_back(tensor::getMixedSize(builder, loc, tensor, d));
+  return sizes;
 }
 
 namespace {
@@ -53,6 +81,8 @@ struct ElementwiseLowering : public OpConversionPattern<PkOp> {
     Value result = buildElementwise(rewriter, op.getLoc(),
                                     cast<RankedTensorType>(op.getType()),
                                     adaptor.getOperands(), {}, body);
+    if (!result)
+      return rewriter.notifyMatchFailure(op, "no operand has its sizes");
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -77,7 +107,8 @@ struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
     AffineMap map = AffineMap::get(to.size(), 0, exprs, rewriter.getContext());
     Value result = buildElementwise(
         rewriter, op.getLoc(), op.getType(), adaptor.getOperand(), map,
-        [](OpBuilder &, Location, ValueRange args, Type) { return args[0]; });
+        [](OpBuilder &, Location, ValueRange args, Type) { return args[0]; },
+        adaptor.getSizes());
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -26,6 +26,10 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type element = resultType.getElementType();
+    if (!op.getLhs().getType().hasStaticShape() ||
+        !op.getRhs().getType().hasStaticShape())
+      return op.emitOpError(
+          "has operands of dynamic sizes, which matmul does not take yet");
     Value zero = arith::ConstantOp::create(rewriter, loc, element,
                                            rewriter.getZeroAttr(element));
     Value empty =

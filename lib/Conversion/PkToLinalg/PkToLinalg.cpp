@@ -131,6 +131,18 @@ struct StoreLowering : public OpConversionPattern<StoreOp> {
   }
 };
 
+struct DimLowering : public OpConversionPattern<DimOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(DimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<memref::DimOp>(op, adaptor.getRef(),
+                                               op.getIndex());
+    return success();
+  }
+};
+
 struct ConstantLowering : public OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -172,7 +184,8 @@ struct ConvertPkToLinalgPass
 void mlir::pk::populatePkKernelAndMemoryConversionPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns) {
   patterns.add<KernelLowering, ReturnLowering, LoadLowering, StoreLowering,
-               ConstantLowering>(typeConverter, patterns.getContext());
+               DimLowering, ConstantLowering>(typeConverter,
+                                              patterns.getContext());
 }
 
 void mlir::pk::populatePkToLinalgConversionPatterns(

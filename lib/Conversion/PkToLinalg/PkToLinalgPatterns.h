@@ -56,10 +56,19 @@ using ScalarBuilder =
     function_ref<Value(OpBuilder &, Location, ValueRange, Type)>;
 
 /// A linalg.generic computing `result[i] = body(inputs[map_k(i)]...)` into a
-/// fresh tensor, with identity maps unless `inputMaps` says otherwise.
+/// fresh tensor, with identity maps unless `inputMaps` says otherwise. The
+/// size of each dynamic result dimension is the next of `dynamicSizes`, or,
+/// where none are given, that of an input dimension read along it; null if
+/// there is none.
 Value buildElementwise(OpBuilder &builder, Location loc,
                        RankedTensorType resultType, ValueRange inputs,
-                       ArrayRef<AffineMap> inputMaps, ScalarBuilder body);
+                       ArrayRef<AffineMap> inputMaps, ScalarBuilder body,
+                       ValueRange dynamicSizes = {});
+
+/// The sizes of the dimensions `dims` of `tensor`: attributes where static,
+/// tensor.dim where dynamic (for tensor.empty).
+SmallVector<OpFoldResult> sizesOf(OpBuilder &builder, Location loc,
+                                  Value tensor, ArrayRef<int64_t> dims);
 
 //===----------------------------------------------------------------------===//
 // Scalar math (ScalarMath.cpp): the arith and math operations computing one

@@ -76,7 +76,7 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
     Type element = operandType.getElementType();
     int64_t rank = operandType.getRank();
 
-    SmallVector<int64_t> reducedShape;
+    SmallVector<int64_t> reducedShape, keptDims;
     SmallVector<AffineExpr> outputExprs;
     SmallVector<utils::IteratorType> iterators;
     for (int64_t d = 0; d < rank; ++d) {
@@ -86,10 +86,13 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
       }
       iterators.push_back(utils::IteratorType::parallel);
       reducedShape.push_back(operandType.getDimSize(d));
+      keptDims.push_back(d);
       outputExprs.push_back(rewriter.getAffineDimExpr(d));
     }
     auto reducedType = RankedTensorType::get(reducedShape, element);
-    Value empty = tensor::EmptyOp::create(rewriter, loc, reducedShape, element);
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, sizesOf(rewriter, loc, adaptor.getOperand(), keptDims),
+        element);
     Value start = arith::ConstantOp::create(rewriter, loc, element,
                                             identity(rewriter, element));
     Value init =

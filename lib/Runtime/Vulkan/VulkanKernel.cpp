@@ -348,6 +348,9 @@ VulkanKernel::compile(mlir::ModuleOp module, const VulkanOptions &options) {
   auto start = Clock::now();
   std::unique_ptr<VulkanKernel> kernel(new VulkanKernel());
   kernel->describe(module);
+  if (kernel->hasDynamicSizes())
+    throw CompileError("compile: Vulkan kernels take static sizes only; "
+                       "compile for the sizes of the arrays");
   Impl &impl = *kernel->impl;
   Device &device = impl.device;
   uint32_t version = apiVersion(options.vulkanVersion);
@@ -392,7 +395,7 @@ thread_local VulkanRunTimes lastRun;
 
 VulkanRunTimes lastVulkanRunTimes() { return lastRun; }
 
-void VulkanKernel::run(void *const *data) const {
+void VulkanKernel::run(void *const *data, const int64_t *const *) const {
   std::lock_guard<std::mutex> lock(impl->running);
   auto start = Clock::now();
   const std::vector<CompiledParam> &parameters = params();

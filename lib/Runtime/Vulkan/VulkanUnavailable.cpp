@@ -26,7 +26,9 @@ std::unique_ptr<VulkanKernel> VulkanKernel::compile(mlir::ModuleOp,
   throw VulkanError(kNotBuilt);
 }
 
-void VulkanKernel::run(void *const *) const { throw VulkanError(kNotBuilt); }
+void VulkanKernel::run(void *const *, const int64_t *const *) const {
+  throw VulkanError(kNotBuilt);
+}
 
 uint64_t VulkanKernel::deviceBytes() const { return 0; }
 

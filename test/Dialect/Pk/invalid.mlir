@@ -5,13 +5,6 @@
 // !pk.ref
 //===----------------------------------------------------------------------===//
 
-// expected-error@+1 {{ref dimension 0 is dynamic; refs have static shapes}}
-pk.kernel @dynamic_ref(%o: !pk.ref<?xf32>) {
-  pk.return
-}
-
-// -----
-
 // expected-error@+1 {{ref element type must be one of f16, bf16, f32, f64, i1, i8, i16, i32, i64; got 'ui8'}}
 pk.kernel @unsigned_ref(%o: !pk.ref<4xui8>) {
   pk.return
@@ -186,7 +179,7 @@ func.func @constant_type_mismatch() {
 // -----
 
 func.func @constant_unsupported_element_type() {
-  // expected-error@+1 {{'pk.constant' op result #0 must be statically shaped tensor of pk element type values, but got 'tensor<4xui8>'}}
+  // expected-error@+1 {{'pk.constant' op result #0 must be ranked tensor of pk element type values, but got 'tensor<4xui8>'}}
   %0 = pk.constant dense<1> : tensor<4xui8>
   return
 }
@@ -222,7 +215,7 @@ func.func @sub_mixed_shapes(%x: tensor<4xf32>, %y: tensor<1xf32>) {
 // -----
 
 func.func @mul_booleans(%m: tensor<4xi1>) {
-  // expected-error@+1 {{'pk.mul' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
+  // expected-error@+1 {{'pk.mul' op operand #0 must be ranked tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
   %0 = pk.mul %m, %m : tensor<4xi1>
   return
 }
@@ -230,23 +223,23 @@ func.func @mul_booleans(%m: tensor<4xi1>) {
 // -----
 
 func.func @div_integers(%x: tensor<4xi32>) {
-  // expected-error@+1 {{'pk.div' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi32>'}}
+  // expected-error@+1 {{'pk.div' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi32>'}}
   %0 = pk.div %x, %x : tensor<4xi32>
   return
 }
 
 // -----
 
-func.func @neg_dynamic_shape(%x: tensor<?xf32>) {
-  // expected-error@+1 {{'pk.neg' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<?xf32>'}}
-  %0 = pk.neg %x : tensor<?xf32>
+func.func @neg_unranked(%x: tensor<*xf32>) {
+  // expected-error@+1 {{'pk.neg' op operand #0 must be ranked tensor of pk numeric element type values, but got 'tensor<*xf32>'}}
+  %0 = "pk.neg"(%x) : (tensor<*xf32>) -> tensor<*xf32>
   return
 }
 
 // -----
 
 func.func @neg_booleans(%m: tensor<4xi1>) {
-  // expected-error@+1 {{'pk.neg' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
+  // expected-error@+1 {{'pk.neg' op operand #0 must be ranked tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
   %0 = pk.neg %m : tensor<4xi1>
   return
 }
@@ -262,7 +255,7 @@ func.func @cast_changes_shape(%x: tensor<4xf32>) {
 // -----
 
 func.func @cast_to_unsupported_type(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'pk.cast' op result #0 must be statically shaped tensor of pk element type values, but got 'tensor<4xui32>'}}
+  // expected-error@+1 {{'pk.cast' op result #0 must be ranked tensor of pk element type values, but got 'tensor<4xui32>'}}
   %0 = pk.cast %x : tensor<4xf32> -> tensor<4xui32>
   return
 }
@@ -292,6 +285,30 @@ func.func @broadcast_incompatible(%x: tensor<2x3xf32>) {
 func.func @broadcast_changes_element_type(%x: tensor<3xf32>) {
   // expected-error@+1 {{'pk.broadcast' op failed to verify that all of {operand, result} have same element type}}
   %0 = pk.broadcast %x : tensor<3xf32> -> tensor<2x3xf64>
+  return
+}
+
+// -----
+
+func.func @broadcast_missing_size(%x: tensor<f32>) {
+  // expected-error@+1 {{'pk.broadcast' op takes one size per dynamic result dimension: 1 for (?, 3), got 0}}
+  %0 = pk.broadcast %x : tensor<f32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+pk.kernel @dim_out_of_range(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  // expected-error@+1 {{'pk.dim' op dimension 1 is out of range for a ref of rank 1}}
+  %n = pk.dim %x[1] : !pk.ref<?xf32>
+  pk.return
+}
+
+// -----
+
+func.func @slice_of_dynamic_dimension(%x: tensor<?xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 of the array is dynamic: slices need static sizes}}
+  %0 = pk.extract_slice %x offsets [0] sizes [2] strides [1] : tensor<?xf32> -> tensor<2xf32>
   return
 }
 
@@ -350,7 +367,7 @@ func.func @matmul_mixed_element_types(%a: tensor<2x3xf32>, %b: tensor<3x4xf64>) 
 // -----
 
 func.func @matmul_booleans(%a: tensor<2x3xi1>, %b: tensor<3x4xi1>) {
-  // expected-error@+1 {{'pk.matmul' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<2x3xi1>'}}
+  // expected-error@+1 {{'pk.matmul' op operand #0 must be ranked tensor of pk numeric element type values, but got 'tensor<2x3xi1>'}}
   %0 = pk.matmul %a, %b : tensor<2x3xi1>, tensor<3x4xi1> -> tensor<2x4xi1>
   return
 }
@@ -370,7 +387,7 @@ func.func @compare_mixed_types(%x: tensor<4xf32>, %y: tensor<4xf64>) {
 // -----
 
 func.func @compare_result_not_boolean(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'pk.eq' op result #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  // expected-error@+1 {{'pk.eq' op result #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
   %0 = "pk.eq"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return
 }
@@ -386,7 +403,7 @@ func.func @compare_result_shape(%x: tensor<4xf32>) {
 // -----
 
 func.func @select_condition_not_boolean(%c: tensor<4xf32>, %x: tensor<4xf32>) {
-  // expected-error@+1 {{'pk.select' op operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  // expected-error@+1 {{'pk.select' op operand #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
   %0 = "pk.select"(%c, %x, %x) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return
 }
@@ -410,7 +427,7 @@ func.func @maximum_mixed_shapes(%x: tensor<4xf32>, %y: tensor<2xf32>) {
 // -----
 
 func.func @exp_of_integers(%x: tensor<4xi32>) {
-  // expected-error@+1 {{'pk.exp' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi32>'}}
+  // expected-error@+1 {{'pk.exp' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi32>'}}
   %0 = pk.exp %x : tensor<4xi32>
   return
 }
@@ -454,7 +471,7 @@ func.func @reduce_wrong_result(%x: tensor<4x8xf32>) {
 // -----
 
 func.func @reduce_sum_booleans(%x: tensor<4xi1>) {
-  // expected-error@+1 {{'pk.reduce_sum' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
+  // expected-error@+1 {{'pk.reduce_sum' op operand #0 must be ranked tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
   %0 = pk.reduce_sum %x axes = [0] : tensor<4xi1> -> tensor<i1>
   return
 }
@@ -462,7 +479,7 @@ func.func @reduce_sum_booleans(%x: tensor<4xi1>) {
 // -----
 
 func.func @rem_booleans(%m: tensor<4xi1>) {
-  // expected-error@+1 {{'pk.rem' op operand #0 must be statically shaped tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
+  // expected-error@+1 {{'pk.rem' op operand #0 must be ranked tensor of pk numeric element type values, but got 'tensor<4xi1>'}}
   %0 = pk.rem %m, %m : tensor<4xi1>
   return
 }

@@ -281,3 +281,26 @@ pk.kernel @slices(%x: !pk.ref<4x8xf32>, %s: !pk.ref<2x4xf32>, %o: !pk.ref<4x8xf3
   pk.store %3, %o : tensor<4x8xf32> -> !pk.ref<4x8xf32>
   pk.return
 }
+
+// Dynamic sizes: refs and tensors with `?`, pk.dim, broadcasts given their
+// dynamic sizes.
+// CHECK-LABEL: pk.kernel @dynamic
+// CHECK-SAME: (%[[X:.*]]: !pk.ref<?x4xf32>, %[[O:.*]]: !pk.ref<?x4xf32>)
+// CHECK: %[[N:.*]] = pk.dim %[[X]][0] : !pk.ref<?x4xf32>
+// CHECK: %[[V:.*]] = pk.load %[[X]] : !pk.ref<?x4xf32> -> tensor<?x4xf32>
+// CHECK: %[[S:.*]] = pk.constant dense<2.000000e+00> : tensor<f32>
+// CHECK: %[[B:.*]] = pk.broadcast %[[S]] sizes(%[[N]]) : tensor<f32> -> tensor<?x4xf32>
+// CHECK: pk.mul %[[V]], %[[B]] : tensor<?x4xf32>
+// CHECK: pk.reduce_max %{{.*}} axes = [1] keep_dims : tensor<?x4xf32> -> tensor<?x1xf32>
+pk.kernel @dynamic(%x: !pk.ref<?x4xf32>, %o: !pk.ref<?x4xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?x4xf32>
+  %0 = pk.load %x : !pk.ref<?x4xf32> -> tensor<?x4xf32>
+  %1 = pk.constant dense<2.0> : tensor<f32>
+  %2 = pk.broadcast %1 sizes(%n) : tensor<f32> -> tensor<?x4xf32>
+  %3 = pk.mul %0, %2 : tensor<?x4xf32>
+  %4 = pk.reduce_max %3 axes = [1] keep_dims : tensor<?x4xf32> -> tensor<?x1xf32>
+  %5 = pk.broadcast %4 sizes(%n) : tensor<?x1xf32> -> tensor<?x4xf32>
+  %6 = pk.sub %3, %5 : tensor<?x4xf32>
+  pk.store %6, %o : tensor<?x4xf32> -> !pk.ref<?x4xf32>
+  pk.return
+}

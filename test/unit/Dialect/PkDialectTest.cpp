@@ -65,11 +65,16 @@ TEST_F(PkDialectTest, RefTypeRejectsNegativeDimensions) {
   EXPECT_EQ(messages[0], "ref dimension 1 is negative (-3)");
 }
 
-TEST_F(PkDialectTest, RefTypeRejectsDynamicDimensions) {
-  EXPECT_FALSE(
-      checkedRef({ShapedType::kDynamic}, Builder(&context).getF32Type()));
-  ASSERT_EQ(messages.size(), 1u);
-  EXPECT_EQ(messages[0], "ref dimension 0 is dynamic; refs have static shapes");
+TEST_F(PkDialectTest, RefTypeTakesDynamicDimensions) {
+  Builder b(&context);
+  RefType ref = checkedRef({ShapedType::kDynamic, 4}, b.getF32Type());
+  ASSERT_TRUE(ref);
+  EXPECT_EQ(ref.getTensorType(),
+            RankedTensorType::get({ShapedType::kDynamic, 4}, b.getF32Type()));
+  // A dynamic size is never in the byte-size overflow check.
+  EXPECT_TRUE(
+      checkedRef({ShapedType::kDynamic, int64_t(1) << 60}, b.getF32Type()));
+  EXPECT_TRUE(messages.empty());
 }
 
 TEST_F(PkDialectTest, RefTypeRejectsOtherElementTypes) {

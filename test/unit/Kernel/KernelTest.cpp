@@ -371,7 +371,9 @@ TEST(Kernel, ZeroSizeArrays) {
 }
 
 TEST(Kernel, ConcurrentCallsCompileEachKeyOnce) {
-  pk::Kernel fma = fmaKernel();
+  pk::KernelOptions options;
+  options.dynamic = pk::DynamicSizes::Never;
+  pk::Kernel fma = fmaKernel(options);
   constexpr int kThreads = 8, kCalls = 40;
   std::vector<int64_t> sizes = {3, 17, 64, 1000};
   std::atomic<int> wrong{0};
@@ -395,6 +397,52 @@ TEST(Kernel, ConcurrentCallsCompileEachKeyOnce) {
   pk::CacheStats stats = fma.stats();
   EXPECT_EQ(stats.misses, sizes.size());
   EXPECT_EQ(stats.hits + stats.misses, uint64_t(kThreads * kCalls));
+}
+
+TEST(Kernel, DynamicSizesServeEverySizeFromOneCompile) {
+  // Always: one compile from the first call, however many threads race.
+  pk::KernelOptions options;
+  options.dynamic = pk::DynamicSizes::Always;
+  pk::Kernel fma = fmaKernel(options);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int64_t n = 2 + t; n < 300; n += 7) {
+        auto a = random<float>({n}, t), b = random<float>({n}, int(n)),
+             c = random<float>({n}, t + 1);
+        Array<float> o({n});
+        fma({a.view(), b.view(), c.view(), o.view()});
+        for (int64_t i = 0; i < n; ++i)
+          if (o.data[i] != a.data[i] * b.data[i] + c.data[i])
+            ++wrong;
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(fma.stats().misses, 1u);
+  std::optional<pk::Signature> last = fma.lastCompiledSignature();
+  ASSERT_TRUE(last);
+  EXPECT_EQ((*last)[0].shape, pk::Shape{pk::kDynamicSize});
+
+  // Automatic: static first, dynamic from the second size on; Never: one
+  // compile per size.
+  for (pk::DynamicSizes policy :
+       {pk::DynamicSizes::Automatic, pk::DynamicSizes::Never}) {
+    options.dynamic = policy;
+    pk::Kernel kernel = fmaKernel(options);
+    for (int64_t n : {10, 11, 12, 13}) {
+      auto a = random<float>({n}, 1), b = random<float>({n}, 2),
+           c = random<float>({n}, 3);
+      Array<float> o({n});
+      kernel({a.view(), b.view(), c.view(), o.view()});
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(o.data[i], a.data[i] * b.data[i] + c.data[i]);
+    }
+    EXPECT_EQ(kernel.stats().misses,
+              policy == pk::DynamicSizes::Never ? 4u : 2u);
+  }
 }
 
 TEST(Kernel, ConcurrentCallsOfSeveralKernelsAndShapes) {

@@ -38,7 +38,7 @@ struct EmptyArraysAreConstants : public RewritePattern {
         op->getNumResults() != 1 || (!isPure(op) && !isa<LoadOp>(op)))
       return failure();
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!type || type.getNumElements() != 0)
+    if (!type || !type.hasStaticShape() || type.getNumElements() != 0)
       return failure();
     rewriter.replaceOpWithNewOp<ConstantOp>(
         op, DenseElementsAttr::get(type, ArrayRef<Attribute>()));
@@ -166,6 +166,11 @@ LogicalResult BroadcastOp::verify() {
   };
   if (from.size() > to.size())
     return fail() << "the result has fewer dimensions than the operand";
+  int64_t dynamic = llvm::count_if(to, ShapedType::isDynamic);
+  if (int64_t(getSizes().size()) != dynamic)
+    return emitOpError() << "takes one size per dynamic result dimension: "
+                         << dynamic << " for " << formatShape(to) << ", got "
+                         << getSizes().size();
   size_t offset = to.size() - from.size();
   for (auto [i, dim] : llvm::enumerate(from))
     if (dim != 1 && dim != to[offset + i])
@@ -178,9 +183,11 @@ LogicalResult BroadcastOp::verify() {
 }
 
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  // (A dynamic `?` to `?` keeps its size: the operand's is the result's.)
   if (getOperand().getType() == getType())
     return getOperand();
-  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getOperand()))
+  auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getOperand());
+  if (splat && getType().hasStaticShape())
     return SplatElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
   // A broadcast of a broadcast is one broadcast: fold in place.
   if (auto inner = getOperand().getDefiningOp<BroadcastOp>()) {
@@ -188,6 +195,14 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
     return getResult();
   }
   return {};
+}
+
+LogicalResult DimOp::verify() {
+  int64_t rank = getRef().getType().getRank();
+  if (getIndex() < 0 || getIndex() >= rank)
+    return emitOpError() << "dimension " << getIndex()
+                         << " is out of range for a ref of rank " << rank;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -209,6 +224,11 @@ static LogicalResult verifySlice(Operation *op, ArrayRef<int64_t> full,
            << "-d array, got " << offsets.size() << ", " << sizes.size()
            << " and " << strides.size();
   for (size_t d = 0; d < rank; ++d) {
+    // (Dynamic kernels take slices only of static dimensions for now.)
+    if (ShapedType::isDynamic(full[d]))
+      return op->emitOpError() << "dimension " << d
+                               << " of the array is dynamic: slices need "
+                                  "static sizes";
     if (sizes[d] < 0)
       return op->emitOpError()
              << "size " << sizes[d] << " of dimension " << d << " is negative";
@@ -389,6 +409,8 @@ OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
       !divisor.getSplatValue<APFloat>().isZero())
     return {};
   auto type = cast<ShapedType>(getType());
+  if (!type.hasStaticShape())
+    return {};
   return SplatElementsAttr::get(
       type, APFloat::getNaN(divisor.getSplatValue<APFloat>().getSemantics()));
 }

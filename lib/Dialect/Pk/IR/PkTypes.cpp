@@ -9,6 +9,9 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+static_assert(::pk::kDynamicSize == mlir::ShapedType::kDynamic,
+              "pk::kDynamicSize must be MLIR's dynamic size");
+
 using namespace mlir;
 using namespace mlir::pk;
 using ::pk::formatShape;
@@ -38,10 +41,7 @@ RankedTensorType RefType::getTensorType() const {
 LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
                               ArrayRef<int64_t> shape, Type elementType) {
   for (auto [i, dim] : llvm::enumerate(shape)) {
-    if (ShapedType::isDynamic(dim))
-      return emitError() << "ref dimension " << i
-                         << " is dynamic; refs have static shapes";
-    if (dim < 0)
+    if (!ShapedType::isDynamic(dim) && dim < 0)
       return emitError() << "ref dimension " << i << " is negative (" << dim
                          << ")";
   }
@@ -51,10 +51,13 @@ LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << elementType;
   // Sizes must be computable in bytes without overflow, or every later
   // stage would have to re-check them.
+  // (Dynamic sizes are checked by whoever runs the kernel.)
   if (llvm::is_contained(shape, 0))
     return success();
   uint64_t bytes = llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8);
   for (int64_t dim : shape) {
+    if (ShapedType::isDynamic(dim))
+      continue;
     if (bytes > uint64_t(INT64_MAX) / uint64_t(dim))
       return emitError() << "ref of shape " << formatShape(shape) << " and "
                          << elementType
@@ -80,7 +83,12 @@ Type RefType::parse(AsmParser &parser) {
 
 void RefType::print(AsmPrinter &printer) const {
   printer << "<";
-  for (int64_t dim : getShape())
-    printer << dim << "x";
+  for (int64_t dim : getShape()) {
+    if (ShapedType::isDynamic(dim))
+      printer << "?";
+    else
+      printer << dim;
+    printer << "x";
+  }
   printer << getElementType() << ">";
 }

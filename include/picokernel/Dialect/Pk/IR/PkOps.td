@@ -151,20 +151,47 @@ def Pk_BroadcastOp : Pk_Op<"broadcast", [Pure,
     Stretches `operand` to the result shape by NumPy's rules: shapes are
     aligned at their trailing dimensions, and each operand dimension is
     either 1 or equal to the result dimension it is aligned with; missing
-    leading dimensions are added.
+    leading dimensions are added. A dynamic (`?`) result dimension takes its
+    size from `sizes`, one index per `?` in order.
 
     ```mlir
     %0 = pk.broadcast %row : tensor<3xf32> -> tensor<2x3xf32>
     %1 = pk.broadcast %col : tensor<2x1xf32> -> tensor<2x3xf32>
+    %2 = pk.broadcast %s sizes(%n) : tensor<f32> -> tensor<?x3xf32>
     ```
   }];
-  let arguments = (ins Pk_Tensor:$operand);
+  let arguments = (ins Pk_Tensor:$operand, Variadic<Index>:$sizes);
   let results = (outs Pk_Tensor:$result);
   let assemblyFormat = [{
-    $operand attr-dict `:` type($operand) `->` type($result)
+    $operand (`sizes` `(` $sizes^ `)`)? attr-dict `:` type($operand) `->`
+    type($result)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$operand), [{
+      build($_builder, $_state, result, operand, ::mlir::ValueRange());
+    }]>
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+def Pk_DimOp : Pk_Op<"dim", [Pure]> {
+  let summary = "the size of one dimension of a ref";
+  let description = [{
+    The number of elements along dimension `index` of the array the ref
+    points to: a constant for a static dimension, the caller's size for a
+    dynamic one. Broadcasts to dynamic shapes take their sizes from it.
+
+    ```mlir
+    %n = pk.dim %x[0] : !pk.ref<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Pk_RefType:$ref, I64Attr:$index);
+  let results = (outs Index:$result);
+  let assemblyFormat = [{
+    $ref `[` $index `]` attr-dict `:` qualified(type($ref))
+  }];
+  let hasVerifier = 1;
 }
 
 def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
@@ -463,7 +490,7 @@ class Pk_CompareOp<string mnemonic, string predicate, list<Trait> traits = []>
     ```
   }];
   let arguments = (ins Pk_Tensor:$lhs, Pk_Tensor:$rhs);
-  let results = (outs StaticShapeTensorOf<[I1]>:$result);
+  let results = (outs RankedTensorOf<[I1]>:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs)";
   // A widened integer compared with a constant compares in its own type
   // (or not at all, when the constant is out of its range).
@@ -488,7 +515,7 @@ def Pk_SelectOp : Pk_Op<"select", [Pure, Elementwise,
     %3 = pk.select %c, %a, %b : tensor<4xi1>, tensor<4xf32>
     ```
   }];
-  let arguments = (ins StaticShapeTensorOf<[I1]>:$condition,
+  let arguments = (ins RankedTensorOf<[I1]>:$condition,
                        Pk_Tensor:$true_value, Pk_Tensor:$false_value);
   let results = (outs Pk_Tensor:$result);
   let assemblyFormat = [{

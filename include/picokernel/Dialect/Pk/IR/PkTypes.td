@@ -19,10 +19,15 @@ def Pk_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64],
 def Pk_NumericType : AnyTypeOf<[F16, BF16, F32, F64, I8, I16, I32, I64],
                                "pk numeric element type">;
 
-// The values that kernels compute with: statically shaped tensors.
-def Pk_Tensor : StaticShapeTensorOf<[Pk_ElementType]>;
-def Pk_NumericTensor : StaticShapeTensorOf<[Pk_NumericType]>;
-def Pk_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+// The values that kernels compute with: ranked tensors. A dynamic (`?`)
+// dimension is a size known only when the kernel runs; the dimensions of
+// the operands of an elementwise operation (and of a value and the ref it
+// is stored to) are the same size at run time wherever both are `?`, which
+// the frontends guarantee (the guard of a kernel compiled for dynamic sizes
+// checks it).
+def Pk_Tensor : RankedTensorOf<[Pk_ElementType]>;
+def Pk_NumericTensor : RankedTensorOf<[Pk_NumericType]>;
+def Pk_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 
 class Pk_Type<string name, string typeMnemonic, list<Trait> traits = []>
     : TypeDef<Pk_Dialect, name, traits> {
@@ -32,13 +37,16 @@ class Pk_Type<string name, string typeMnemonic, list<Trait> traits = []>
 def Pk_RefType : Pk_Type<"Ref", "ref"> {
   let summary = "a reference to a whole array in memory";
   let description = [{
-    A kernel parameter: the caller's array, of a static shape and one element
-    type. The only ways to use a ref are to load the whole array
-    (`pk.load`) or to store a whole array into it (`pk.store`). Rank 0 is a
-    scalar held in memory.
+    A kernel parameter: the caller's array, of one element type and a shape
+    whose dimensions are static sizes or `?`, a size given when the kernel
+    runs (a kernel compiled once for every size). The ways to use a ref are
+    to load the whole array (`pk.load`), to store a whole array into it
+    (`pk.store`) and to read the size of a dimension (`pk.dim`). Rank 0 is
+    a scalar held in memory.
 
     ```mlir
     !pk.ref<4x4xf32>
+    !pk.ref<?x128xf32>
     !pk.ref<f64>
     ```
   }];

@@ -1,0 +1,45 @@
+//===- Generalize.h - one kernel for every size from two traces -*- C++ -*-===//
+//
+// A kernel traced for concrete sizes is generalized to dynamic sizes by
+// tracing it twice: once for the caller's sizes and once with each class of
+// equal input sizes moved by its own offset. Where the two modules differ
+// only in sizes that are exactly an input size, those sizes become `?`;
+// anything else that depends on the sizes (a slice's bounds, a mean's
+// count, an operation that takes no dynamic sizes yet) keeps the kernel
+// static, with the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_FRONTEND_GENERALIZE_H
+#define PICOKERNEL_FRONTEND_GENERALIZE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace pk {
+
+/// An input size that becomes dynamic: its value in the first trace and in
+/// the second. Every pair's values are distinct from every other pair's.
+using SizeSymbol = std::pair<int64_t, int64_t>;
+
+/// Rewrites `traced` (one pk.kernel, traced for the first values of
+/// `symbols`) into the kernel for every size, given `perturbed`, the same
+/// kernel traced for the second values. Fails with `reason` (in user terms)
+/// where the kernel cannot take dynamic sizes; `traced` is then unusable.
+/// Where only some sizes keep it static (those a sum runs over: a sum is
+/// blocked by its length), their first values go to `keepStatic`: the
+/// kernel may take the others dynamic.
+mlir::LogicalResult generalizeSizes(mlir::ModuleOp traced,
+                                    mlir::ModuleOp perturbed,
+                                    llvm::ArrayRef<SizeSymbol> symbols,
+                                    std::string &reason,
+                                    llvm::SmallVectorImpl<int64_t> &keepStatic);
+
+} // namespace pk
+
+#endif // PICOKERNEL_FRONTEND_GENERALIZE_H

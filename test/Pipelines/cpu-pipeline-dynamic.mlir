@@ -1,0 +1,42 @@
+// A kernel for every size: the fma fuses into one loop over the callers'
+// buffers (no allocation) whose length is the first array's size at run
+// time, and runs through OpenMP from the parallel threshold on; rows of a
+// dynamic count reduce as static ones do.
+// RUN: pk-opt %s --pk-to-linalg-pipeline --pk-fusion-pipeline --pk-bufferization-pipeline | FileCheck %s --check-prefix=BUF
+// RUN: pk-opt %s --pk-cpu-pipeline | FileCheck %s
+
+// BUF-LABEL: func.func @fma
+// BUF-NOT: memref.alloc
+// BUF: linalg.generic {{.*}} ins(%arg0, %arg1, %arg2 : memref<?xf32>, memref<?xf32>, memref<?xf32>) outs(%arg3 : memref<?xf32>)
+// BUF-NOT: memref.alloc
+// BUF: return
+// CHECK-LABEL: llvm.func @fma
+// CHECK: %[[LARGE:.*]] = llvm.icmp "sge" %arg3, %{{.*}} : i64
+// CHECK: llvm.cond_br %[[LARGE]]
+// CHECK: omp.parallel
+// CHECK: llvm.fmul
+// CHECK-LABEL: llvm.func @_mlir_ciface_fma
+pk.kernel @fma(%a: !pk.ref<?xf32>, %b: !pk.ref<?xf32>, %c: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %n = pk.dim %a[0] : !pk.ref<?xf32>
+  %0 = pk.load %a : !pk.ref<?xf32> -> tensor<?xf32>
+  %1 = pk.load %b : !pk.ref<?xf32> -> tensor<?xf32>
+  %2 = pk.load %c : !pk.ref<?xf32> -> tensor<?xf32>
+  %3 = pk.mul %0, %1 : tensor<?xf32>
+  %4 = pk.add %3, %2 : tensor<?xf32>
+  %s = pk.constant dense<2.0> : tensor<f32>
+  %5 = pk.broadcast %s sizes(%n) : tensor<f32> -> tensor<?xf32>
+  %6 = pk.mul %4, %5 : tensor<?xf32>
+  pk.store %6, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}
+
+// BUF-LABEL: func.func @row_max
+// BUF: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : memref<?x1024xf32>) outs(%arg1 : memref<?xf32>)
+// CHECK-LABEL: llvm.func @row_max
+// CHECK: llvm.intr.maximum
+pk.kernel @row_max(%x: !pk.ref<?x1024xf32>, %o: !pk.ref<?xf32>) {
+  %0 = pk.load %x : !pk.ref<?x1024xf32> -> tensor<?x1024xf32>
+  %1 = pk.reduce_max %0 axes = [1] : tensor<?x1024xf32> -> tensor<?xf32>
+  pk.store %1, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}

@@ -1,0 +1,268 @@
+"""One compile for every size: kernels compiled for dynamic sizes agree
+with NumPy at every size, the policy (dynamic=None, True, False) compiles
+when it promises, and kernels that cannot take dynamic sizes stay static,
+correct, with the reason logged."""
+
+import threading
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import picokernel
+
+NUMERIC = [np.float16, ml_dtypes.bfloat16, np.float32, np.float64,
+           np.int8, np.int16, np.int32, np.int64]
+
+
+def misses(kernel):
+    return kernel.cache_info().misses
+
+
+def fma_kernel(**options):
+    @picokernel.kernel(**options)
+    def fma(a, b, c, o):
+        o[...] = a[...] * b[...] + c[...] * 2
+    return fma
+
+
+def check_fma(kernel, n, dtype=np.float32, rng=np.random.default_rng(0)):
+    a, b, c = (rng.standard_normal(n).astype(dtype) for _ in range(3))
+    o = np.full(n, 7, dtype)
+    kernel(a, b, c, o)
+    expected = a * b + c * dtype(2)
+    np.testing.assert_array_equal(o, expected)
+
+
+def test_automatic_compiles_twice_for_a_hundred_sizes():
+    fma = fma_kernel()
+    for n in range(1000, 1100):
+        check_fma(fma, n)
+    assert misses(fma) == 2
+    # Sizes far from the first ones, across the parallel threshold, serve
+    # from the same kernel.
+    for n in [2, 3, 17, 100_003, 1_000_000]:
+        check_fma(fma, n)
+    assert misses(fma) == 2
+
+
+def test_sizes_0_and_1_are_part_of_the_key():
+    fma = fma_kernel(dynamic=True)
+    for n in [5, 0, 1, 6, 0, 1, 7]:
+        check_fma(fma, n)
+    assert misses(fma) == 3
+
+
+def test_never_compiles_per_size():
+    fma = fma_kernel(dynamic=False)
+    for n in [10, 11, 12, 10]:
+        check_fma(fma, n)
+    assert misses(fma) == 3
+
+
+def test_always_compiles_once():
+    fma = fma_kernel(dynamic=True)
+    for n in [10, 11, 12, 4096, 33]:
+        check_fma(fma, n)
+    assert misses(fma) == 1
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, ids=lambda d: np.dtype(d).name)
+def test_every_dtype(dtype):
+    fma = fma_kernel(dynamic=True)
+    for n in [3, 64, 1001]:
+        check_fma(fma, n, dtype)
+    assert misses(fma) == 1
+
+
+def test_bad_policy_is_a_type_error():
+    with pytest.raises(TypeError, match="dynamic must be None"):
+        picokernel.kernel(lambda o: None, dynamic="yes")
+
+
+def test_broadcasting_rows_and_columns():
+    @picokernel.kernel(dynamic=True)
+    def affine(x, row, col, s, o):
+        o[...] = x[...] * row[...] + col[...] - s[...]
+
+    rng = np.random.default_rng(1)
+    for n, m in [(3, 4), (5, 7), (64, 33), (2, 1000)]:
+        x = rng.standard_normal((n, m))
+        row, col, s = rng.standard_normal(m), rng.standard_normal((n, 1)), np.float64(0.5)
+        o = np.empty((n, m))
+        affine(x, row, col, np.array(s), o)
+        np.testing.assert_array_equal(o, x * row + col - s)
+    assert misses(affine) == 1
+
+
+def test_equal_sizes_stay_equal():
+    """A kernel compiled where two sizes were equal serves only calls where
+    they are equal: other calls trace again (and fail as NumPy does)."""
+    @picokernel.kernel(dynamic=True)
+    def add(a, b, o):
+        o[...] = a[...] + b[...]
+
+    a, b = np.ones(5), np.ones(5)
+    add(a, b, np.empty(5))
+    with pytest.raises(ValueError, match="broadcast"):
+        add(np.ones(5), np.ones(6), np.empty(5))
+    o = np.empty(9)
+    add(np.arange(9.0), np.arange(9.0), o)
+    np.testing.assert_array_equal(o, 2 * np.arange(9.0))
+    assert misses(add) == 1  # (a failed trace compiles nothing)
+
+
+def test_reductions_over_dynamic_and_static_axes():
+    @picokernel.kernel(dynamic=True)
+    def stats(x, hi, lo, total):
+        v = x[...]
+        hi[...] = v.max(axis=1)
+        lo[...] = v.min(axis=0)
+        total[...] = v.sum(axis=1)
+
+    rng = np.random.default_rng(2)
+    for n in [2, 3, 50, 301]:
+        x = rng.standard_normal((n, 16)).astype(np.float32)
+        hi, lo, total = np.empty(n, np.float32), np.empty(16, np.float32), np.empty(n, np.float32)
+        stats(x, hi, lo, total)
+        np.testing.assert_array_equal(hi, x.max(axis=1))
+        np.testing.assert_array_equal(lo, x.min(axis=0))
+        np.testing.assert_allclose(total, x.sum(axis=1), rtol=1e-6, atol=1e-6)
+    assert misses(stats) == 1
+
+
+def test_softmax_rows_of_a_dynamic_count():
+    @picokernel.kernel
+    def softmax(x, o):
+        v = x[...]
+        e = np.exp(v - v.max(axis=1, keepdims=True))
+        o[...] = e / e.sum(axis=1, keepdims=True)
+
+    rng = np.random.default_rng(3)
+    for n in [4, 5, 6, 7, 1, 64]:
+        x = rng.standard_normal((n, 128)).astype(np.float32)
+        o = np.empty_like(x)
+        softmax(x, o)
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(o, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-7)
+    # (4,) static, then one dynamic kernel for every count but 1.
+    assert misses(softmax) == 3
+
+
+def test_in_place_update():
+    @picokernel.kernel(dynamic=True)
+    def scale(x):
+        x[...] = x[...] * 3 + 1
+
+    for n in [4, 9, 100_000]:
+        x = np.arange(n, dtype=np.float64)
+        scale(x)
+        np.testing.assert_array_equal(x, np.arange(n) * 3.0 + 1)
+    assert misses(scale) == 1
+
+
+def test_views_and_read_only_inputs():
+    fma = fma_kernel(dynamic=True)
+    base = np.arange(40, dtype=np.float32)
+    for n in [5, 10, 20]:
+        a = base[: 2 * n : 2]
+        b = base[::-1][:n]
+        c = np.ones(n, np.float32)
+        c.flags.writeable = False
+        o = np.empty(n, np.float32)
+        fma(a, b, c, o)
+        np.testing.assert_array_equal(o, a * b + c * 2)
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("o[...] = x[1:-1] * 2", "it fails for other sizes: "),
+    ("o[...] = x[1:] - x[:-1]", "it fails for other sizes: "),
+    ("o[...] = x[...] * x.shape[0]", "reads the sizes"),
+    ("o[...] = x[...] - x[...].mean()", "depends on the sizes"),
+    ("o[...] = x[...] * len(x[...])", "reads the sizes"),
+])
+def test_kernels_that_cannot_be_dynamic_stay_static(body, reason, monkeypatch, capfd):
+    namespace = {}
+    exec(f"def k(x, o):\n    {body}\n", namespace)
+    kernel = picokernel.kernel(namespace["k"], dynamic=True)
+    monkeypatch.setenv("PK_LOG_COMPILES", "1")
+    for n in [6, 7, 8]:
+        x = np.arange(n, dtype=np.float64)
+        expected_shape = (n - 2,) if "1:-1" in body else (n - 1,) if "1:]" in body else (n,)
+        o = np.empty(expected_shape)
+        kernel(x, o)
+        if "1:-1" in body:
+            np.testing.assert_array_equal(o, x[1:-1] * 2)
+        elif "1:]" in body:
+            np.testing.assert_array_equal(o, x[1:] - x[:-1])
+        elif "shape" in body or "len" in body:
+            np.testing.assert_array_equal(o, x * n)
+        else:
+            np.testing.assert_allclose(o, x - x.mean())
+    assert misses(kernel) == 3
+    assert reason in capfd.readouterr().err
+
+
+def test_sum_over_a_varying_axis_keeps_numpys_accuracy(monkeypatch, capfd):
+    """Long sums are blocked by their length: a varying one compiles per
+    size (an unblocked dynamic sum would be far less accurate)."""
+    @picokernel.kernel
+    def total(x, o):
+        o[...] = x[...].sum()
+
+    monkeypatch.setenv("PK_LOG_COMPILES", "1")
+    rng = np.random.default_rng(4)
+    ours, numpys = 0.0, 0.0
+    for n in [100_003, 2**17, 2**17 + 5, 300_007]:
+        for _ in range(5):
+            x = rng.random(n).astype(np.float32)
+            o = np.empty((), np.float32)
+            total(x, o)
+            exact = float(x.astype(np.float64).sum())
+            ours += abs(float(o) - exact)
+            numpys += abs(float(x.sum()) - exact)
+    assert ours <= 1.5 * numpys, (ours, numpys)
+    assert misses(total) == 4
+    assert "sums over a dimension whose size varies" in capfd.readouterr().err
+
+
+def test_log_says_why(monkeypatch, capfd):
+    monkeypatch.setenv("PK_LOG_COMPILES", "1")
+    fma = fma_kernel()
+    check_fma(fma, 10)
+    check_fma(fma, 11)
+    check_fma(fma, 12)
+    err = capfd.readouterr().err
+    assert "first compile" in err
+    assert "for (a: (?,) float32" in err and "dynamic sizes: shape of 'a' (10,) -> (11,)" in err
+    assert err.count("compiling kernel") == 2
+
+
+def test_threads_share_one_dynamic_kernel():
+    fma = fma_kernel(dynamic=True)
+    errors = []
+
+    def work(offset):
+        try:
+            for n in range(offset, offset + 40):
+                check_fma(fma, n, rng=np.random.default_rng(n))
+        except Exception as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(10 + 7 * t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert misses(fma) == 1
+
+
+def test_clear_cache_then_dynamic_again():
+    fma = fma_kernel()
+    for n in [10, 11, 12]:
+        check_fma(fma, n)
+    fma.clear_cache()
+    for n in [10, 11, 12]:
+        check_fma(fma, n)
+    assert fma.cache_info().entries == 2
