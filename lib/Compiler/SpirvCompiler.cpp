@@ -21,6 +21,12 @@ using mlir::pk::VulkanPlan;
 LogicalResult mlir::pk::compileToSpirv(ModuleOp module,
                                        const SpirvPipelineOptions &options,
                                        SmallVectorImpl<uint32_t> &binary) {
+  for (KernelOp kernel : module.getOps<KernelOp>())
+    if (kernel.hasDynamicSizes())
+      return kernel.emitError("kernel '")
+             << kernel.getSymName()
+             << "' has dynamic sizes: kernels for Vulkan take static sizes "
+                "only, for now";
   PassManager pm(module.getContext());
   buildPkSpirvPipeline(pm, options);
   if (failed(pm.run(module)))

@@ -2,6 +2,7 @@
 
 #include "picokernel/Frontend/Generalize.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Support/Defaults.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -291,11 +292,19 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
   for (Operation *op : opsA) {
     // Long sums are blocked (pairwise, in parallel) by their length, as
     // NumPy's are: a sum over a dynamic dimension would lose that.
+    // The blocks are split for static shapes only: a sum long enough to
+    // be split keeps all its sizes static.
     if (auto sum = dyn_cast<ReduceSumOp>(op)) {
       auto shape = cast<RankedTensorType>(typeOf(sum.getOperand())).getShape();
       ArrayRef<int64_t> first = sum.getOperand().getType().getShape();
+      int64_t length = 1, splitFrom = 2 * ::pk::defaults::kReductionBlock;
+      for (auto [d, size] : llvm::enumerate(first))
+        if (sum.isReduced(d))
+          length =
+              size > splitFrom ? splitFrom : std::min(length * size, splitFrom);
+      bool split = length >= splitFrom;
       for (auto [d, size] : llvm::enumerate(shape))
-        if (ShapedType::isDynamic(size) && sum.isReduced(d) &&
+        if (ShapedType::isDynamic(size) && (sum.isReduced(d) || split) &&
             !llvm::is_contained(keepStatic, first[d]))
           keepStatic.push_back(first[d]);
     }
@@ -311,8 +320,9 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
                   "' does not take dynamic sizes yet");
   }
   if (!keepStatic.empty())
-    return fail("it sums over a dimension whose size varies (a sum is "
-                "blocked by its length, for NumPy's accuracy)");
+    return fail("it sums over a dimension whose size varies, or a long sum "
+                "over rows whose count varies (a sum is blocked by its "
+                "length, for NumPy's accuracy, for static sizes only)");
   rewriteSizedOps();
   return success();
 }

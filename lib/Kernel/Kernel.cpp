@@ -78,7 +78,6 @@ int64_t perturbedSize(int64_t size, size_t k) {
 
 /// A dynamic-sizes module for a call, or why the kernel stays static.
 struct DynamicTrace {
-  std::shared_ptr<CompileContext> context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::string whyStatic;
   /// Where only these sizes keep the kernel static (sums run over them).
@@ -133,14 +132,12 @@ public:
   /// changed (`sizes`: the distinct ones, one class each) and generalizes
   /// the first trace to dynamic sizes. An error of the first trace is the
   /// user's and propagates.
-  DynamicTrace traceDynamic(std::span<const ArrayView> arrays,
-                            llvm::ArrayRef<int> aliasOf, const SizeMask &mask,
-                            llvm::ArrayRef<int64_t> sizes) const {
+  DynamicTrace traceDynamic(const Signature &real, const SizeMask &mask,
+                            llvm::ArrayRef<int64_t> sizes,
+                            mlir::MLIRContext &context) const {
     auto start = std::chrono::steady_clock::now();
     DynamicTrace result;
-    result.context = CompileContexts::acquire();
-    mlir::MLIRContext &context = result.context->context;
-    Signature real = signature(arrays, aliasOf), other = real;
+    Signature other = real;
     std::vector<SizeSymbol> symbols;
     for (auto [k, size] : llvm::enumerate(sizes))
       symbols.push_back({size, perturbedSize(size, k)});
@@ -310,7 +307,9 @@ public:
           return nullptr;
         }
       }
-      DynamicTrace traced = traceDynamic(arrays, aliasOf, mask, sizes);
+      std::shared_ptr<CompileContext> context = CompileContexts::acquire();
+      DynamicTrace traced = traceDynamic(signature(arrays, aliasOf), mask,
+                                         sizes, context->context);
       whyStatic = traced.whyStatic;
       if (traced.module) {
         try {
@@ -318,8 +317,11 @@ public:
             if (logCompiles())
               logCompile(signatureOfKey(dynamic, paramNames),
                          "dynamic sizes: " + why);
-            return finishCompile(*traced.context, *traced.module,
-                                 traced.seconds);
+            {
+              std::lock_guard<std::mutex> lock(patternsMutex);
+              dynamicSources[dynamic] = {Key(view.begin(), view.end()), mask};
+            }
+            return finishCompile(*context, *traced.module, traced.seconds);
           });
           addMask(mask);
           return &compiled;
@@ -417,6 +419,30 @@ public:
     return result;
   }
 
+  /// The module of the most recent compile (traced again), if any.
+  mlir::OwningOpRef<mlir::ModuleOp>
+  lastModule(mlir::MLIRContext &context) const {
+    std::optional<Key> key = variants.lastCompiledKey();
+    if (!key)
+      return nullptr;
+    if ((*key)[0] >= 0)
+      return traceFor(signatureOfKey(*key, paramNames), context);
+    std::pair<Key, SizeMask> source;
+    {
+      std::lock_guard<std::mutex> lock(patternsMutex);
+      auto found = dynamicSources.find(*key);
+      if (found == dynamicSources.end())
+        return nullptr;
+      source = found->second;
+    }
+    llvm::SmallVector<int64_t, 64> dynamicKey;
+    llvm::SmallVector<int64_t, 8> sizes;
+    encodeDynamicKey(source.first, source.second, dynamicKey, sizes);
+    return traceDynamic(signatureOfKey(source.first, paramNames), source.second,
+                        sizes, context)
+        .module;
+  }
+
   std::optional<Signature> lastSignature() const {
     std::optional<Key> key = variants.lastCompiledKey();
     if (!key)
@@ -430,6 +456,7 @@ public:
     std::lock_guard<std::mutex> lock(patternsMutex);
     firstSizes.clear();
     staticOnly.clear();
+    dynamicSources.clear();
   }
 
   const std::string name;
@@ -448,7 +475,10 @@ private:
   static constexpr size_t kMaxMasks = 8;
   std::array<SizeMask, kMaxMasks> masks;
   std::atomic<size_t> maskCount{0};
-  std::mutex patternsMutex;
+  mutable std::mutex patternsMutex;
+  /// The call each dynamic variant was traced for, and its mask.
+  std::unordered_map<Key, std::pair<Key, SizeMask>, KeyHash, KeyEqual>
+      dynamicSources;
   /// Per pattern (the key without sizes): the first exact key compiled
   /// (Automatic); the dynamic keys whose kernel cannot take dynamic sizes,
   /// with the reason.
@@ -506,6 +536,11 @@ Kernel::trace(const Signature &signature) const {
 
 std::optional<Signature> Kernel::lastCompiledSignature() const {
   return cache->lastSignature();
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+Kernel::lastCompiledModule(mlir::MLIRContext &context) const {
+  return cache->lastModule(context);
 }
 
 CacheStats Kernel::stats() const { return cache->stats(); }

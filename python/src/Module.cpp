@@ -124,11 +124,12 @@ public:
   }
 
   std::optional<std::pair<std::string, std::string>> lastIR() {
-    std::optional<Signature> signature = kernel.lastCompiledSignature();
-    if (!signature)
-      return std::nullopt;
     mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-    return describe(kernel.trace(*signature, context));
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        kernel.lastCompiledModule(context);
+    if (!module)
+      return std::nullopt;
+    return describe(std::move(module));
   }
 
   nb::dict cacheInfo() {

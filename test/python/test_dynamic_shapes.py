@@ -266,3 +266,68 @@ def test_clear_cache_then_dynamic_again():
     for n in [10, 11, 12]:
         check_fma(fma, n)
     assert fma.cache_info().entries == 2
+
+
+DISK_SCRIPT = """
+import sys
+import numpy as np
+import picokernel
+
+@picokernel.kernel(dynamic=True)
+def fma(a, b, c, o):
+    o[...] = a[...] * b[...] + c[...]
+
+for n in map(int, sys.argv[1:]):
+    a, b, c = (np.arange(n, dtype=np.float32) + k for k in range(3))
+    o = np.empty(n, np.float32)
+    fma(a, b, c, o)
+    assert (o == a * b + c).all(), n
+print(fma.cache_info().disk_loads)
+"""
+
+
+def test_disk_cache_keeps_dynamic_kernels_without_sizes(tmp_path):
+    """A kernel compiled for dynamic sizes by one process serves another's
+    calls of other sizes from the disk cache."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PK_CACHE="1", PK_CACHE_DIR=str(tmp_path))
+
+    def run(*sizes):
+        result = subprocess.run([sys.executable, "-c", DISK_SCRIPT, *map(str, sizes)],
+                                env=env, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        return int(result.stdout)
+
+    assert run(10, 20) == 0
+    assert run(30, 5000, 3) == 1
+
+
+def test_long_row_sums_stay_as_accurate_as_numpy():
+    """Rows long enough to be summed in blocks keep static sizes (blocks
+    are split for static shapes only); short rows of a varying count are
+    one dynamic kernel."""
+    def row_sums(**options):
+        @picokernel.kernel(dynamic=True, **options)
+        def sums(x, o):
+            o[...] = x[...].sum(axis=1)
+        return sums
+
+    rng = np.random.default_rng(5)
+    long, short = row_sums(), row_sums()
+    ours, numpys = 0.0, 0.0
+    for n in [3, 4, 5]:
+        x = rng.random((n, 200_003)).astype(np.float32)
+        o = np.empty(n, np.float32)
+        long(x, o)
+        exact = x.astype(np.float64).sum(axis=1)
+        ours += np.abs(o - exact).sum()
+        numpys += np.abs(x.sum(axis=1) - exact).sum()
+        y = rng.random((n, 100)).astype(np.float32)
+        short(y, o)
+        np.testing.assert_allclose(o, y.sum(axis=1), rtol=1e-6)
+    assert ours <= 1.5 * numpys, (ours, numpys)
+    assert misses(long) == 3
+    assert misses(short) == 1

@@ -154,8 +154,13 @@ public:
   /// The signature of `arrays` (names, shapes, dtypes, aliases).
   Signature signatureOf(std::span<const ArrayView> arrays) const;
 
-  /// The signature of the most recent compile, if any.
+  /// The signature of the most recent compile, if any (kDynamicSize for
+  /// the sizes of a kernel compiled for dynamic sizes).
   std::optional<Signature> lastCompiledSignature() const;
+  /// The pk module of the most recent compile, traced again in `context`
+  /// (with `?` sizes for a kernel compiled for dynamic sizes); null if none.
+  mlir::OwningOpRef<mlir::ModuleOp>
+  lastCompiledModule(mlir::MLIRContext &context) const;
 
   /// Which of `arrays` the kernel stores to (compiling on a cache miss).
   std::vector<bool> writtenArguments(std::span<const ArrayView> arrays) const;

@@ -16,10 +16,23 @@ namespace {
 /// Constants longer than this many elements are abbreviated.
 constexpr int64_t kMaxListedElements = 8;
 
+/// `<2x?:f32>` for an array (`?`: a dynamic size), `<index>` for a size.
 void printTypeTag(Type type, llvm::raw_ostream &os) {
-  auto tensor = cast<RankedTensorType>(type);
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor) {
+    os << "<" << type << ">";
+    return;
+  }
   os << "<";
-  llvm::interleave(tensor.getShape(), os, "x");
+  llvm::interleave(
+      tensor.getShape(), os,
+      [&](int64_t size) {
+        if (ShapedType::isDynamic(size))
+          os << "?";
+        else
+          os << size;
+      },
+      "x");
   if (tensor.getRank() > 0)
     os << ":";
   os << tensor.getElementType() << ">";
@@ -134,6 +147,9 @@ void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
           os << "INSERT_SLICE(" << operands(op) << ")";
           printSlice(insert.getOffsets(), insert.getSizes(),
                      insert.getStrides(), os);
+        })
+        .Case([&](DimOp dim) {
+          os << "DIM(" << operands(op) << ")[" << dim.getIndex() << "]";
         })
         .Case([&](ConstantOp constant) {
           os << "CONST(";

@@ -53,6 +53,11 @@ FailureOr<SmallVector<::pk::KernelSignature>> describeKernels(ModuleOp module,
                        "level of the module");
       return WalkResult::interrupt();
     }
+    if (kernel.hasDynamicSizes()) {
+      kernel.emitError("kernels compiled ahead of time take static sizes "
+                       "only, for now");
+      return WalkResult::interrupt();
+    }
     ::pk::KernelSignature signature = ::pk::signatureOf(kernel);
     if (!isCIdentifier(signature.name)) {
       kernel.emitError("kernel name '")

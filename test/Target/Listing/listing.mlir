@@ -64,3 +64,21 @@ pk.kernel @constants(%o: !pk.ref<10xi32>, %m: !pk.ref<i1>) {
 }
 
 // EMPTY: error: no pk.kernel to list
+
+// Dynamic sizes print as `?`; pk.dim names its dimension.
+// CHECK-LABEL: kernel dynamic(x, o):
+// CHECK-NEXT:   v0<index> = DIM(x)[0]
+// CHECK-NEXT:   v1<?x4:f32> = LOAD [x]()
+// CHECK-NEXT:   v2<f32> = CONST(2.0)
+// CHECK-NEXT:   v3<?x4:f32> = BROADCAST(v2, v0)
+// CHECK-NEXT:   v4<?x4:f32> = MUL(v1, v3)
+// CHECK-NEXT:   STORE [o](v4)
+pk.kernel @dynamic(%x: !pk.ref<?x4xf32> loc("x"), %o: !pk.ref<?x4xf32> loc("o")) {
+  %n = pk.dim %x[0] : !pk.ref<?x4xf32>
+  %0 = pk.load %x : !pk.ref<?x4xf32> -> tensor<?x4xf32>
+  %1 = pk.constant dense<2.0> : tensor<f32>
+  %2 = pk.broadcast %1 sizes(%n) : tensor<f32> -> tensor<?x4xf32>
+  %3 = pk.mul %0, %2 : tensor<?x4xf32>
+  pk.store %3, %o : tensor<?x4xf32> -> !pk.ref<?x4xf32>
+  pk.return
+}

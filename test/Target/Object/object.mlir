@@ -10,6 +10,8 @@
 // RUN: not pk-translate --pk-to-c-header %t/injected.mlir 2>&1 | FileCheck %s --check-prefix=INJECTED
 // RUN: not pk-translate --pk-to-object %t/injected.mlir -o %t/injected.o 2>&1 | FileCheck %s --check-prefix=INJECTED
 // RUN: not pk-translate --pk-to-c-header %t/keyword.mlir 2>&1 | FileCheck %s --check-prefix=KEYWORD
+// RUN: not pk-translate --pk-to-c-header %t/dynamic.mlir 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: not pk-translate --pk-to-object %t/dynamic.mlir -o %t/dynamic.o 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 
 //--- kernels.mlir
 // SYMBOLS-NOT: {{ }}scale{{$}}
@@ -73,5 +75,14 @@ pk.kernel @"x; int evil(void) { return 1; } void k"(%a: !pk.ref<4xf32>, %o: !pk.
 pk.kernel @k(%a: !pk.ref<4xf32> loc("int"), %o: !pk.ref<4xf32> loc("o")) {
   %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
   pk.store %0, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+}
+
+//--- dynamic.mlir
+// DYNAMIC: error: kernels compiled ahead of time take static sizes only, for now
+pk.kernel @double(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %0 = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %1 = pk.add %0, %0 : tensor<?xf32>
+  pk.store %1, %o : tensor<?xf32> -> !pk.ref<?xf32>
   pk.return
 }

@@ -9,6 +9,7 @@
 // RUN: pk-translate --pk-to-spirv --pk-vulkan-version=1.3 %t/fma.mlir -o %t/fma13.spv
 // RUN: spirv-val --target-env vulkan1.3 %t/fma13.spv
 // RUN: not pk-translate --pk-to-spirv %t/copy.mlir -o %t/copy.spv 2>&1 | FileCheck %s --check-prefix=COPY
+// RUN: not pk-translate --pk-to-spirv %t/dynamic.mlir -o %t/dynamic.spv 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 
 // FMA: OpEntryPoint GLCompute %{{.*}} "fma_kernel"
 // FMA: OpExecutionMode %{{.*}} LocalSize 64 1 1
@@ -21,6 +22,7 @@
 // MIXED: OpEntryPoint GLCompute
 // MIXED: OpConvertSToF
 // COPY: error: the kernel has no loop nest to run on the GPU
+// DYNAMIC: error: kernel 'double' has dynamic sizes: kernels for Vulkan take static sizes only, for now
 
 //--- fma.mlir
 pk.kernel @fma(%a: !pk.ref<1000xf32>, %b: !pk.ref<1000xf32>, %c: !pk.ref<1000xf32>, %o: !pk.ref<1000xf32>) {
@@ -48,5 +50,13 @@ pk.kernel @mixed(%x: !pk.ref<3x7xi16>, %row: !pk.ref<7xf64>, %o: !pk.ref<3x7xf64
 pk.kernel @copy(%x: !pk.ref<f32>, %o: !pk.ref<f32>) {
   %0 = pk.load %x : !pk.ref<f32> -> tensor<f32>
   pk.store %0, %o : tensor<f32> -> !pk.ref<f32>
+  pk.return
+}
+
+//--- dynamic.mlir
+pk.kernel @double(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %0 = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %1 = pk.add %0, %0 : tensor<?xf32>
+  pk.store %1, %o : tensor<?xf32> -> !pk.ref<?xf32>
   pk.return
 }

@@ -75,6 +75,12 @@ bool KernelOp::isStoredTo(unsigned index) {
                       llvm::IsaPred<StoreOp>);
 }
 
+bool KernelOp::hasDynamicSizes() {
+  return llvm::any_of(getArgumentTypes(), [](Type type) {
+    return llvm::any_of(cast<RefType>(type).getShape(), ShapedType::isDynamic);
+  });
+}
+
 ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
   auto buildFunctionType =
       [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,

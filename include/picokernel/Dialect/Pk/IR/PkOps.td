@@ -59,6 +59,8 @@ def Pk_KernelOp : Pk_Op<"kernel", [FunctionOpInterface, IsolatedFromAbove]> {
     std::string getParameterName(unsigned index);
     /// Whether the kernel stores to parameter `index` (an output).
     bool isStoredTo(unsigned index);
+    /// Whether some parameter has a dynamic (`?`) size.
+    bool hasDynamicSizes();
   }];
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
