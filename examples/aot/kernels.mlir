@@ -32,3 +32,21 @@ pk.kernel @softplus(%x: !pk.ref<8x256xf64> loc("x"), %y: !pk.ref<8x256xf64> loc(
   pk.store %7, %sums : tensor<8xf64> -> !pk.ref<8xf64>
   pk.return
 }
+
+// Dynamic sizes: one object serves every number of rows and columns. The
+// entry point takes the sizes first, `int pk_scale_rows(int64_t n0,
+// int64_t n1, ...)`, and returns 1 without running for invalid ones.
+pk.kernel @scale_rows(%m: !pk.ref<?x?xf32> loc("m"), %w: !pk.ref<?xf32> loc("w"),
+                      %out: !pk.ref<?x?xf32> loc("out")) {
+  %rows = pk.dim %m[0] : !pk.ref<?x?xf32>
+  %cols = pk.dim %m[1] : !pk.ref<?x?xf32>
+  %0 = pk.load %m : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %1 = pk.load %w : !pk.ref<?xf32> -> tensor<?xf32>
+  %2 = pk.broadcast %1 sizes(%rows, %cols) : tensor<?xf32> -> tensor<?x?xf32>
+  %3 = pk.mul %0, %2 : tensor<?x?xf32>
+  %4 = pk.reduce_max %3 axes = [1] keep_dims : tensor<?x?xf32> -> tensor<?x1xf32>
+  %5 = pk.broadcast %4 sizes(%rows, %cols) : tensor<?x1xf32> -> tensor<?x?xf32>
+  %6 = pk.sub %3, %5 : tensor<?x?xf32>
+  pk.store %6, %out : tensor<?x?xf32> -> !pk.ref<?x?xf32>
+  pk.return
+}

@@ -24,6 +24,15 @@ bool takesDynamicSizes(Operation *op) {
              ConstantOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp>(op);
 }
 
+/// An integer or float attribute's value.
+std::optional<double> numberOf(Attribute attr) {
+  if (auto integer = dyn_cast<IntegerAttr>(attr))
+    return double(integer.getValue().getSExtValue());
+  if (auto real = dyn_cast<FloatAttr>(attr))
+    return real.getValueAsDouble();
+  return std::nullopt;
+}
+
 bool hasDynamicSizes(Type type) {
   if (auto shaped = dyn_cast<ShapedType>(type))
     return !shaped.hasStaticShape();
@@ -52,6 +61,14 @@ private:
         return int(k);
     return -1;
   }
+  /// Keeps the class of first value `size` static, for `why` (the first
+  /// reason is the one given).
+  void keepSizeStatic(int64_t size, StringRef why) {
+    if (keepStatic.empty())
+      keepStaticReason = why.str();
+    if (!llvm::is_contained(keepStatic, size))
+      keepStatic.push_back(size);
+  }
   FailureOr<SmallVector<int64_t>> mergeShape(ArrayRef<int64_t> a,
                                              ArrayRef<int64_t> b);
   FailureOr<Type> merge(Type a, Type b);
@@ -63,6 +80,7 @@ private:
   ArrayRef<SizeSymbol> symbols;
   std::string &reason;
   SmallVectorImpl<int64_t> &keepStatic;
+  std::string keepStaticReason;
   KernelOp kernel;
   /// Each parameter's shape in the first trace.
   SmallVector<SmallVector<int64_t>> parameterShapes;
@@ -197,6 +215,18 @@ LogicalResult Generalizer::compare(Operation *a, Operation *b) {
     if (splatA && splatB &&
         splatA.getSplatValue<Attribute>() == splatB.getSplatValue<Attribute>())
       continue;
+    // A size as a number (a mean's count): that size stays static.
+    if (splatA && splatB) {
+      std::optional<double> a = numberOf(splatA.getSplatValue<Attribute>());
+      std::optional<double> b = numberOf(splatB.getSplatValue<Attribute>());
+      int k = a ? classOf(int64_t(*a)) : -1;
+      if (k >= 0 && b && *a == double(symbols[k].first) &&
+          *b == double(symbols[k].second)) {
+        keepSizeStatic(symbols[k].first,
+                       "it uses a size as a number (a mean's count)");
+        continue;
+      }
+    }
     return fail("the '" + x.getName().strref() + "' of its '" + name +
                 "' depends on the sizes");
   }
@@ -304,9 +334,13 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
               size > splitFrom ? splitFrom : std::min(length * size, splitFrom);
       bool split = length >= splitFrom;
       for (auto [d, size] : llvm::enumerate(shape))
-        if (ShapedType::isDynamic(size) && (sum.isReduced(d) || split) &&
-            !llvm::is_contained(keepStatic, first[d]))
-          keepStatic.push_back(first[d]);
+        if (ShapedType::isDynamic(size) && (sum.isReduced(d) || split))
+          keepSizeStatic(first[d], sum.isReduced(d)
+                                       ? "it sums over a dimension whose size "
+                                         "varies (a sum is blocked by its "
+                                         "length, for NumPy's accuracy)"
+                                       : "it sums long rows (blocked by "
+                                         "their length) whose count varies");
     }
     if (takesDynamicSizes(op))
       continue;
@@ -320,9 +354,7 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
                   "' does not take dynamic sizes yet");
   }
   if (!keepStatic.empty())
-    return fail("it sums over a dimension whose size varies, or a long sum "
-                "over rows whose count varies (a sum is blocked by its "
-                "length, for NumPy's accuracy, for static sizes only)");
+    return fail(keepStaticReason);
   rewriteSizedOps();
   return success();
 }

@@ -34,14 +34,15 @@ namespace {
 using LoopType = scf::SCFTilingOptions::LoopType;
 
 /// A generic or fill of the function's own body (not inside a loop) on
-/// tensors with static nonzero sizes, reading and writing through
-/// projected permutations: what this pass tiles and fuses (upstream's
-/// tiling divides by the loop ranges, and slices reversed views wrongly).
+/// tensors with nonzero sizes (static ones, or dynamic ones tiled with a
+/// partial last tile), reading and writing through projected permutations:
+/// what this pass tiles and fuses (upstream's tiling slices reversed views
+/// wrongly).
 bool isTopLevelTensorOp(Operation *op, func::FuncOp func) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
   return linalgOp && isa<linalg::GenericOp, linalg::FillOp>(op) &&
          op->getBlock() == &func.getBody().front() &&
-         linalgOp.hasPureTensorSemantics() && !linalgOp.hasDynamicShape() &&
+         linalgOp.hasPureTensorSemantics() &&
          !llvm::is_contained(linalgOp.getStaticLoopRanges(), 0) &&
          llvm::all_of(linalgOp.getIndexingMapsArray(), [](AffineMap map) {
            return map.isProjectedPermutation(/*allowZeroInResults=*/true);
@@ -106,9 +107,11 @@ int64_t getGroupIterations(linalg::GenericOp root, func::FuncOp func) {
     auto op = cast<linalg::LinalgOp>(worklist.pop_back_val());
     if (!seen.insert(op).second)
       continue;
+    // (A dynamic range counts as the most there can be.)
     int64_t iterations = 1;
     for (int64_t range : op.getStaticLoopRanges())
-      iterations = iterations > INT64_MAX / std::max<int64_t>(range, 1)
+      iterations = ShapedType::isDynamic(range) ||
+                           iterations > INT64_MAX / std::max<int64_t>(range, 1)
                        ? INT64_MAX
                        : iterations * range;
     most = std::max(most, iterations);
@@ -128,6 +131,42 @@ int64_t largestDivisorAtMost(int64_t range, int64_t most) {
   return 1;
 }
 
+/// Tile sizes for `root`'s row loops where some are dynamic (0 elsewhere):
+/// about `tileElements` iterations of `root` per tile, the last tile
+/// partial. The other loops (a row's elements) must be static; none (empty)
+/// for rows long enough for pk-split-reductions, which then has them.
+SmallVector<int64_t> getDynamicTileSizes(linalg::GenericOp root,
+                                         const llvm::SmallBitVector &rowLoops,
+                                         int64_t tileElements) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  int64_t perRow = 1;
+  for (auto [index, range] : llvm::enumerate(ranges)) {
+    if (rowLoops[index])
+      continue;
+    if (ShapedType::isDynamic(range) ||
+        perRow >
+            2 * ::pk::defaults::kReductionBlock / std::max<int64_t>(range, 1))
+      return {};
+    perRow *= range;
+  }
+  if (perRow >= 2 * ::pk::defaults::kReductionBlock)
+    return {};
+  int64_t rowsPerTile = std::max<int64_t>(tileElements / perRow, 1);
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  for (int index = ranges.size() - 1; index >= 0; --index) {
+    if (!rowLoops[index])
+      continue;
+    if (ShapedType::isDynamic(ranges[index])) {
+      sizes[index] = rowsPerTile;
+      rowsPerTile = 1;
+    } else {
+      sizes[index] = largestDivisorAtMost(ranges[index], rowsPerTile);
+      rowsPerTile = std::max<int64_t>(rowsPerTile / sizes[index], 1);
+    }
+  }
+  return sizes;
+}
+
 /// Tile sizes for `root`'s row loops (0 elsewhere): about `tileElements`
 /// iterations of the group per tile, cut innermost row loop first, in
 /// sizes that divide the loops (no partial tiles), leaving at least
@@ -139,6 +178,8 @@ SmallVector<int64_t> getTileSizes(linalg::GenericOp root,
                                   int64_t groupIterations, int64_t tileElements,
                                   int64_t minTiles) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return getDynamicTileSizes(root, rowLoops, tileElements);
   int64_t rows = 1;
   for (int index : rowLoops.set_bits())
     rows *= ranges[index];

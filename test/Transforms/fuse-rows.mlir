@@ -205,3 +205,44 @@ func.func @empty_rows(%x: tensor<8x0xf32>, %out: tensor<8xf32>) -> tensor<8xf32>
   } -> tensor<8xf32>
   return %res : tensor<8xf32>
 }
+
+// A dynamic number of rows: tiles of 2 rows of 128, the last one partial
+// (affine.min), every step fused in; after bufferization one buffer per
+// tile, of the tile's rows.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x128xf32>
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (%[[N]]) step (2) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<?x128xf32>)
+// CHECK: %[[ROWS:.*]] = affine.min #{{.*}}(%[[I]])[%[[N]]]
+// CHECK: %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[I]], 0] [%[[ROWS]], 128] [1, 1] : tensor<?x128xf32> to tensor<?x128xf32>
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<?x128xf32>)
+// CHECK: %[[SHIFTED:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[MAX]] : tensor<?x128xf32>, tensor<?xf32>)
+// CHECK: tensor.parallel_insert_slice %[[SHIFTED]] into %[[OUT]][%[[I]], 0] [%[[ROWS]], 128] [1, 1]
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// BUF-LABEL: func.func @dynamic_rows
+// BUF-NOT: memref<?x128xf32> = memref.alloc
+// BUF: scf.forall
+// BUF: memref.alloc(%{{.*}}) {{.*}} : memref<?xf32>
+// BUF-NOT: memref.alloc
+// BUF: return
+func.func @dynamic_rows(%arg0: memref<?x128xf32>, %arg1: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %x = bufferization.to_tensor %arg0 restrict : memref<?x128xf32> to tensor<?x128xf32>
+  %n = tensor.dim %x, %c0 : tensor<?x128xf32>
+  %e0 = tensor.empty(%n) : tensor<?xf32>
+  %init_max = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<?xf32>) -> tensor<?xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<?x128xf32>) outs(%init_max : tensor<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %out, %in fastmath<reassoc> : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  %full = tensor.empty(%n) : tensor<?x128xf32>
+  %shifted = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %max : tensor<?x128xf32>, tensor<?xf32>) outs(%full : tensor<?x128xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %s = arith.subf %in, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x128xf32>
+  bufferization.materialize_in_destination %shifted in restrict writable %arg1 : (tensor<?x128xf32>, memref<?x128xf32>) -> ()
+  return
+}

@@ -5,6 +5,7 @@
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Compiler/TargetMachine.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Dialect/Pk/IR/SizeClasses.h"
 #include "picokernel/Target/Object.h"
 
 #include "mlir/Parser/Parser.h"
@@ -41,21 +42,48 @@ bool isCIdentifier(llvm::StringRef name) {
   return !llvm::is_contained(keywords, name);
 }
 
+/// A kernel compiled ahead of time: its parameters and, where it has
+/// dynamic sizes, the size arguments its entry point takes first (one per
+/// class of equal sizes, named n0, n1, ... or n).
+struct AotKernel {
+  ::pk::KernelSignature signature;
+  mlir::pk::SizeClasses sizes;
+  SmallVector<std::string> sizeNames;
+
+  bool isDynamic() const { return sizes.count > 0; }
+  /// Parameter `index`'s dimension `d`: a size argument's name or a number.
+  std::string dimension(size_t index, size_t d) const {
+    int k = sizes.ofParameter[index][d];
+    return k < 0 ? std::to_string(signature.params[index].shape[d])
+                 : sizeNames[k];
+  }
+};
+
+/// n0, n1, ... (or n for one class), each made unlike every parameter name.
+SmallVector<std::string> nameSizes(const ::pk::KernelSignature &signature,
+                                   int count) {
+  SmallVector<std::string> names;
+  for (int k = 0; k < count; ++k) {
+    std::string name = count == 1 ? "n" : "n" + std::to_string(k);
+    while (llvm::any_of(signature.params, [&](const ::pk::CompiledParam &p) {
+      return p.name == name;
+    }))
+      name += "_";
+    names.push_back(name);
+  }
+  return names;
+}
+
 /// The kernels to compile ahead of time, each a top-level pk.kernel whose
 /// name and parameter names are C identifiers (they are pasted into C); an
 /// error when there is none to `what` ("compile", "declare").
-FailureOr<SmallVector<::pk::KernelSignature>> describeKernels(ModuleOp module,
-                                                              StringRef what) {
-  SmallVector<::pk::KernelSignature> kernels;
+FailureOr<SmallVector<AotKernel>> describeKernels(ModuleOp module,
+                                                  StringRef what) {
+  SmallVector<AotKernel> kernels;
   WalkResult walk = module.walk([&](mlir::pk::KernelOp kernel) {
     if (kernel->getParentOp() != module.getOperation()) {
       kernel.emitError("kernels compiled ahead of time must be at the top "
                        "level of the module");
-      return WalkResult::interrupt();
-    }
-    if (kernel.hasDynamicSizes()) {
-      kernel.emitError("kernels compiled ahead of time take static sizes "
-                       "only, for now");
       return WalkResult::interrupt();
     }
     ::pk::KernelSignature signature = ::pk::signatureOf(kernel);
@@ -72,7 +100,9 @@ FailureOr<SmallVector<::pk::KernelSignature>> describeKernels(ModuleOp module,
             << "' is not a C identifier (entry points are declared in C)";
         return WalkResult::interrupt();
       }
-    kernels.push_back(std::move(signature));
+    mlir::pk::SizeClasses sizes = mlir::pk::computeSizeClasses(kernel);
+    SmallVector<std::string> sizeNames = nameSizes(signature, sizes.count);
+    kernels.push_back({std::move(signature), std::move(sizes), sizeNames});
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -99,37 +129,91 @@ std::string cType(::pk::DType dtype) {
   }
 }
 
-/// `void pk_<kernel>(T *...)`: builds the memref descriptors of the lowered
-/// kernel (allocated and aligned pointer, offset 0, static sizes, row-major
-/// strides) from plain pointers.
-LogicalResult addEntryPoint(llvm::Module &module,
-                            const ::pk::KernelSignature &kernel) {
+/// `void pk_<kernel>(T *...)`, or `int pk_<kernel>(int64_t n..., T *...)`
+/// for a kernel with dynamic sizes: builds the memref descriptors of the
+/// lowered kernel (allocated and aligned pointer, offset 0, sizes,
+/// row-major strides) from plain pointers and sizes. The sizes are checked
+/// first: negative ones, or arrays too large to count in bytes, return 1
+/// without running; 0 is returned once the kernel ran.
+LogicalResult addEntryPoint(llvm::Module &module, const AotKernel &aot) {
+  const ::pk::KernelSignature &kernel = aot.signature;
   llvm::Function *lowered = module.getFunction(kernel.name);
   if (!lowered)
     return failure();
   llvm::LLVMContext &context = module.getContext();
   auto *pointer = llvm::PointerType::getUnqual(context);
   auto *i64 = llvm::Type::getInt64Ty(context);
-  SmallVector<llvm::Type *> types(kernel.params.size(), pointer);
+  auto *i32 = llvm::Type::getInt32Ty(context);
+  SmallVector<llvm::Type *> types(aot.sizes.count, i64);
+  types.append(kernel.params.size(), pointer);
+  llvm::Type *result =
+      aot.isDynamic() ? (llvm::Type *)i32 : llvm::Type::getVoidTy(context);
   auto *function = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(context), types, false),
+      llvm::FunctionType::get(result, types, false),
       llvm::GlobalValue::ExternalLinkage, "pk_" + kernel.name, module);
   llvm::IRBuilder<> builder(
       llvm::BasicBlock::Create(context, "entry", function));
+  for (auto [k, name] : llvm::enumerate(aot.sizeNames))
+    function->getArg(k)->setName(name);
+  auto constant = [&](int64_t value) {
+    return llvm::ConstantInt::get(i64, value);
+  };
+
   SmallVector<llvm::Value *> arguments;
+  llvm::Value *valid = builder.getTrue();
   for (auto [index, parameter] : llvm::enumerate(kernel.params)) {
-    llvm::Argument *data = function->getArg(index);
+    llvm::Argument *data = function->getArg(aot.sizes.count + index);
     data->setName(parameter.name);
     if (!parameter.written)
       data->addAttr(llvm::Attribute::ReadOnly);
-    arguments.append({data, data, llvm::ConstantInt::get(i64, 0)});
-    for (int64_t size : parameter.shape)
-      arguments.push_back(llvm::ConstantInt::get(i64, size));
-    for (int64_t stride : ::pk::rowMajorStrides(parameter.shape))
-      arguments.push_back(llvm::ConstantInt::get(i64, stride));
+    arguments.append({data, data, constant(0)});
+    size_t rank = parameter.shape.size();
+    SmallVector<llvm::Value *> sizes;
+    for (size_t d = 0; d < rank; ++d) {
+      int k = aot.sizes.ofParameter[index][d];
+      sizes.push_back(k < 0 ? (llvm::Value *)constant(parameter.shape[d])
+                            : function->getArg(k));
+    }
+    arguments.append(sizes.begin(), sizes.end());
+    SmallVector<llvm::Value *> strides(rank);
+    llvm::Value *elements = constant(1);
+    for (size_t d = rank; d-- > 0;) {
+      strides[d] = elements;
+      if (!aot.isDynamic()) {
+        elements = builder.CreateMul(elements, sizes[d]);
+        continue;
+      }
+      // Sizes at least 0, and the array's bytes an int64_t.
+      valid = builder.CreateAnd(valid,
+                                builder.CreateICmpSGE(sizes[d], constant(0)));
+      llvm::Value *product = builder.CreateBinaryIntrinsic(
+          llvm::Intrinsic::smul_with_overflow, elements, sizes[d]);
+      valid = builder.CreateAnd(
+          valid, builder.CreateNot(builder.CreateExtractValue(product, 1)));
+      elements = builder.CreateExtractValue(product, 0);
+    }
+    if (aot.isDynamic()) {
+      llvm::Value *bytes = builder.CreateBinaryIntrinsic(
+          llvm::Intrinsic::smul_with_overflow, elements,
+          constant(int64_t(::pk::itemSize(parameter.dtype))));
+      valid = builder.CreateAnd(
+          valid, builder.CreateNot(builder.CreateExtractValue(bytes, 1)));
+    }
+    arguments.append(strides.begin(), strides.end());
   }
+  if (!aot.isDynamic()) {
+    builder.CreateCall(lowered, arguments);
+    builder.CreateRetVoid();
+    return success();
+  }
+  auto *run = llvm::BasicBlock::Create(context, "run", function);
+  auto *reject = llvm::BasicBlock::Create(context, "reject", function);
+  builder.CreateCondBr(valid, run, reject);
+  builder.SetInsertPoint(reject);
+  builder.CreateRet(llvm::ConstantInt::get(i32, 1));
+  builder.SetInsertPoint(run);
   builder.CreateCall(lowered, arguments);
-  builder.CreateRetVoid();
+  builder.CreateRet(llvm::ConstantInt::get(i32, 0));
   return success();
 }
 
@@ -138,11 +222,11 @@ LogicalResult addEntryPoint(llvm::Module &module,
 LogicalResult mlir::pk::compileToObject(ModuleOp module,
                                         const ObjectOptions &options,
                                         SmallVectorImpl<char> &object) {
-  FailureOr<SmallVector<::pk::KernelSignature>> described =
+  FailureOr<SmallVector<AotKernel>> described =
       describeKernels(module, "compile");
   if (failed(described))
     return failure();
-  SmallVector<::pk::KernelSignature> &kernels = *described;
+  SmallVector<AotKernel> &kernels = *described;
 
   // The pipeline runs on a copy in a private context that has every dialect
   // and interface it needs: the caller's module stays as it is, and its
@@ -182,10 +266,10 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
       translateToLLVMIR(*copy, llvmContext, **machine);
   if (!llvmModule)
     return failure();
-  for (const ::pk::KernelSignature &kernel : kernels)
+  for (const AotKernel &kernel : kernels)
     if (failed(addEntryPoint(*llvmModule, kernel)))
       return module.emitError("internal error: kernel '")
-             << kernel.name << "' has no lowered function";
+             << kernel.signature.name << "' has no lowered function";
   // Only the entry points are exported: the lowered kernels are named after
   // the user's kernels and would clash with libc (`fma`).
   for (llvm::Function &function : *llvmModule)
@@ -203,14 +287,14 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
 }
 
 LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
-  FailureOr<SmallVector<::pk::KernelSignature>> described =
+  FailureOr<SmallVector<AotKernel>> described =
       describeKernels(module, "declare");
   if (failed(described))
     return failure();
-  SmallVector<::pk::KernelSignature> &kernels = *described;
+  SmallVector<AotKernel> &kernels = *described;
   std::string guard = "PK_KERNELS_";
-  for (const ::pk::KernelSignature &kernel : kernels)
-    guard += llvm::StringRef(kernel.name).upper() + "_";
+  for (const AotKernel &kernel : kernels)
+    guard += llvm::StringRef(kernel.signature.name).upper() + "_";
   guard += "H";
   os << "/* Generated by picokernel (pk-translate --pk-to-c-header): do not "
         "edit.\n"
@@ -221,17 +305,23 @@ LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
      << " * parallel threshold); nothing else is needed at run time. Arrays "
         "are\n"
      << " * C-contiguous, of exactly the shapes below, and must not overlap.\n"
+     << " * Kernels with dynamic sizes take them first (n...) and return 0,\n"
+     << " * or 1 without running for a negative size or an array whose size\n"
+     << " * in bytes overflows int64_t.\n"
      << " * float16 and bfloat16 elements are passed as their bits. */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stdbool.h>\n#include <stdint.h>\n\n"
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
-  for (const ::pk::KernelSignature &kernel : kernels) {
+  for (const AotKernel &aot : kernels) {
+    const ::pk::KernelSignature &kernel = aot.signature;
     os << "\n/* " << kernel.name << "(";
-    llvm::interleaveComma(kernel.params, os, [&](const ::pk::CompiledParam &p) {
-      os << p.name << ": " << ::pk::dtypeName(p.dtype) << "[";
-      llvm::interleave(p.shape, os, ", ");
+    for (auto [index, p] : llvm::enumerate(kernel.params)) {
+      os << (index ? ", " : "") << p.name << ": " << ::pk::dtypeName(p.dtype)
+         << "[";
+      for (size_t d = 0; d < p.shape.size(); ++d)
+        os << (d ? ", " : "") << aot.dimension(index, d);
       os << "]";
-    });
+    }
     os << ")";
     SmallVector<std::string> written;
     for (const ::pk::CompiledParam &p : kernel.params)
@@ -239,7 +329,10 @@ LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
         written.push_back(p.name);
     if (!written.empty())
       os << "; writes " << llvm::join(written, ", ");
-    os << " */\nvoid pk_" << kernel.name << "(";
+    os << " */\n"
+       << (aot.isDynamic() ? "int" : "void") << " pk_" << kernel.name << "(";
+    for (const std::string &size : aot.sizeNames)
+      os << "int64_t " << size << ", ";
     llvm::interleaveComma(kernel.params, os, [&](const ::pk::CompiledParam &p) {
       os << (p.written ? "" : "const ") << cType(p.dtype) << " *" << p.name;
     });

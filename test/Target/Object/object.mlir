@@ -10,8 +10,9 @@
 // RUN: not pk-translate --pk-to-c-header %t/injected.mlir 2>&1 | FileCheck %s --check-prefix=INJECTED
 // RUN: not pk-translate --pk-to-object %t/injected.mlir -o %t/injected.o 2>&1 | FileCheck %s --check-prefix=INJECTED
 // RUN: not pk-translate --pk-to-c-header %t/keyword.mlir 2>&1 | FileCheck %s --check-prefix=KEYWORD
-// RUN: not pk-translate --pk-to-c-header %t/dynamic.mlir 2>&1 | FileCheck %s --check-prefix=DYNAMIC
-// RUN: not pk-translate --pk-to-object %t/dynamic.mlir -o %t/dynamic.o 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: pk-translate --pk-to-c-header %t/dynamic.mlir | FileCheck %s --check-prefix=DYNAMIC
+// RUN: pk-translate --pk-to-object %t/dynamic.mlir -o %t/dynamic.o
+// RUN: llvm-nm --defined-only --extern-only %t/dynamic.o | FileCheck %s --check-prefix=DYNAMIC-SYMBOLS
 
 //--- kernels.mlir
 // SYMBOLS-NOT: {{ }}scale{{$}}
@@ -79,10 +80,20 @@ pk.kernel @k(%a: !pk.ref<4xf32> loc("int"), %o: !pk.ref<4xf32> loc("o")) {
 }
 
 //--- dynamic.mlir
-// DYNAMIC: error: kernels compiled ahead of time take static sizes only, for now
-pk.kernel @double(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
-  %0 = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
-  %1 = pk.add %0, %0 : tensor<?xf32>
-  pk.store %1, %o : tensor<?xf32> -> !pk.ref<?xf32>
+// Dynamic sizes: one argument per class of sizes the kernel needs equal
+// (the rows of x and o; the columns of x, w and o; w2's own length), named
+// unlike any parameter.
+// DYNAMIC: /* scale(x: float32[n0, n1], w: float32[n1], n: float32[n2, 4], o: float32[n0, n1]); writes o */
+// DYNAMIC-NEXT: int pk_scale(int64_t n0, int64_t n1, int64_t n2, const float *x, const float *w, const float *n, float *o);
+// DYNAMIC-SYMBOLS: T pk_scale
+pk.kernel @scale(%x: !pk.ref<?x?xf32> loc("x"), %w: !pk.ref<?xf32> loc("w"),
+                 %n: !pk.ref<?x4xf32> loc("n"), %o: !pk.ref<?x?xf32> loc("o")) {
+  %rows = pk.dim %x[0] : !pk.ref<?x?xf32>
+  %0 = pk.load %x : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %1 = pk.load %w : !pk.ref<?xf32> -> tensor<?xf32>
+  %cols = pk.dim %w[0] : !pk.ref<?xf32>
+  %2 = pk.broadcast %1 sizes(%rows, %cols) : tensor<?xf32> -> tensor<?x?xf32>
+  %3 = pk.mul %0, %2 : tensor<?x?xf32>
+  pk.store %3, %o : tensor<?x?xf32> -> !pk.ref<?x?xf32>
   pk.return
 }
