@@ -1,0 +1,233 @@
+"""Dynamic sizes, side by side in one run: how many compiles and how long
+the first calls take when every call brings a new size (picokernel's three
+policies, numba, jax.jit), how fast kernels compiled for dynamic sizes run
+next to static ones, and what a cache hit costs with one shape or cycling
+over 100. Writes docs/dynamic.md.
+
+    python3 bench/run_dynamic.py [--quick] [--output docs/dynamic.md]
+"""
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import picokernel
+
+try:
+    import numba
+except ImportError:
+    numba = None
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError:
+    jax = None
+
+
+def fma_source(a, b, c, o):
+    o[...] = a[...] * b[...] + c[...]
+
+
+def make_fma(dynamic):
+    return picokernel.kernel(lambda a, b, c, o: fma_source(a, b, c, o), dynamic=dynamic)
+
+
+def chain16(x_ref, o_ref):
+    x = x_ref[...]
+    for i in range(16):
+        x = x * 0.5 + 0.25 if i % 2 else np.maximum(x, 0.1) - 0.05
+    o_ref[...] = x
+
+
+def softmax_rows(x_ref, o_ref):
+    v = x_ref[...]
+    e = np.exp(v - v.max(axis=1, keepdims=True))
+    o_ref[...] = e / e.sum(axis=1, keepdims=True)
+
+
+def stencil(x_ref, o_ref):
+    o_ref[...] = x_ref[2:] - 2 * x_ref[1:-1] + x_ref[:-2]
+
+
+def matmul(a_ref, b_ref, o_ref):
+    o_ref[...] = a_ref[...] @ b_ref[...]
+
+
+def numba_fma():
+    """numba's fma: a loop over the flattened arrays (no temporaries)."""
+    @numba.njit
+    def fma(a, b, c, o):
+        af, bf, cf, of = a.ravel(), b.ravel(), c.ravel(), o.ravel()
+        for i in range(af.size):
+            of[i] = af[i] * bf[i] + cf[i]
+    return fma
+
+
+def timed(call):
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def first_calls(make_call, shapes):
+    """Seconds for one call per shape, each a first call for its size."""
+    call = make_call()
+    return sum(timed(lambda s=s: call(s)) for s in shapes)
+
+
+def hundred_sizes(quick):
+    """Compiles and total seconds for the first call at each of 100 sizes."""
+    rows = []
+    count = 20 if quick else 100
+    one_d = [(n,) for n in range(1000, 1000 + count)]
+    two_d = [(64 + i, 96 + 2 * i) for i in range(count)]
+    for label, shapes in (("fma, n = 1000...", one_d), ("add, 2-D, both sizes vary", two_d)):
+        arrays = {s: [np.random.rand(*s).astype(np.float32) for _ in range(4)] for s in shapes}
+        row = {"case": label + (f"{999 + count}" if label.startswith("fma") else "")}
+        for policy, name in ((None, "picokernel (dynamic=None)"),
+                             (True, "picokernel (dynamic=True)"),
+                             (False, "picokernel (dynamic=False)")):
+            kernel = make_fma(policy)
+
+            def run(s, kernel=kernel):
+                a, b, c, o = arrays[s]
+                kernel(a, b, c, o)
+            seconds = sum(timed(lambda s=s: run(s)) for s in shapes)
+            row[name] = (kernel.cache_info().misses, seconds)
+        if numba:
+            fma_numba = numba_fma()
+            seconds = sum(timed(lambda s=s: fma_numba(*arrays[s])) for s in shapes)
+            row["numba"] = (1, seconds)
+        if jax:
+            f = jax.jit(lambda a, b, c: a * b + c)
+            jarrays = {s: [jnp.asarray(x) for x in arrays[s][:3]] for s in shapes}
+            seconds = sum(timed(lambda s=s: f(*jarrays[s]).block_until_ready()) for s in shapes)
+            row["jax.jit"] = (len(shapes), seconds)
+        rows.append(row)
+        print(row, flush=True)
+    return rows
+
+
+def best_of(call, reps, rounds=7):
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(reps):
+            call()
+        times.append((time.perf_counter() - start) / reps)
+    return statistics.median(times)
+
+
+def speed_ratios(quick):
+    """Static and dynamic kernels on the same arrays, interleaved."""
+    cases = []
+    sizes = [1000, 10_000, 1_000_000] if quick else [1000, 10_000, 100_000, 1_000_000, 10_000_000]
+    for n in sizes:
+        arrays = [np.random.rand(n).astype(np.float32) for _ in range(4)]
+        cases.append((f"fma n={n:,}", lambda a, b, c, o: fma_source(a, b, c, o), arrays))
+    for n in sizes[:-1]:
+        arrays = [np.random.rand(n).astype(np.float32), np.empty(n, np.float32)]
+        cases.append((f"16-op chain n={n:,}", chain16, arrays))
+    for rows in ([64, 1024] if quick else [64, 1024, 8192]):
+        arrays = [np.random.rand(rows, 1024).astype(np.float32),
+                  np.empty((rows, 1024), np.float32)]
+        cases.append((f"softmax {rows}x1024 (rows dynamic)", softmax_rows, arrays))
+    n = 1_000_000
+    cases.append((f"stencil n={n:,} (static: slices)", stencil,
+                  [np.random.rand(n).astype(np.float32), np.empty(n - 2, np.float32)]))
+    cases.append(("matmul 256x256 (static: matmul)", matmul,
+                  [np.random.rand(256, 256).astype(np.float32) for _ in range(3)]))
+    results = []
+    for label, function, arrays in cases:
+        static = picokernel.kernel(function, dynamic=False)
+        dynamic = picokernel.kernel(function, dynamic=True)
+        static(*arrays)
+        dynamic(*arrays)
+        elements = max(a.size for a in arrays)
+        reps = max(3, int(3e6 // elements))
+        s, d = [], []
+        for _ in range(3):  # interleaved
+            s.append(best_of(lambda: static(*arrays), reps))
+            d.append(best_of(lambda: dynamic(*arrays), reps))
+        ts, td = min(s), min(d)
+        results.append((label, ts, td))
+        print(label, f"{ts * 1e6:.1f}us {td * 1e6:.1f}us {td / ts:.3f}", flush=True)
+    return results
+
+
+def hit_costs():
+    """Seconds per call at n=1000: one shape, and cycling over 100."""
+    sets = [[np.random.rand(n).astype(np.float32) for _ in range(4)]
+            for n in range(1000, 1100)]
+    rows = {}
+    kernel = make_fma(None)
+    for arrays in sets:
+        kernel(*arrays)
+    contenders = {"picokernel (dynamic=None)": kernel}
+    if numba:
+        fma_numba = numba_fma()
+        for arrays in sets:
+            fma_numba(*arrays)
+        contenders["numba"] = fma_numba
+    for _ in range(3):  # interleaved rounds
+        for name, f in contenders.items():
+            one = best_of(lambda: f(*sets[0]), 20000, rounds=5)
+
+            def cycle():
+                for arrays in sets:
+                    f(*arrays)
+            cycling = best_of(cycle, 200, rounds=5) / len(sets)
+            best = rows.get(name, (1, 1))
+            rows[name] = (min(best[0], one), min(best[1], cycling))
+    return rows
+
+
+def report(sizes, ratios, hits, quick):
+    lines = ["# Dynamic sizes", "",
+             "Generated by `bench/run_dynamic.py`" + (" --quick" if quick else "") +
+             f" on {platform.processor() or platform.machine()}, {os.cpu_count()} threads "
+             "(shared machine: ratios from interleaved runs, absolute times vary). "
+             "numba " + (numba.__version__ if numba else "absent") + ", jax " +
+             (jax.__version__ if jax else "absent") + ".", "",
+             "## A new size on every call", "",
+             "Compiles, and total seconds of the first call at each size (100 sizes):", ""]
+    names = [k for k in sizes[0] if k != "case"]
+    lines.append("| case | " + " | ".join(names) + " |")
+    lines.append("|---" * (len(names) + 1) + "|")
+    for row in sizes:
+        lines.append(f"| {row['case']} | " + " | ".join(
+            f"{row[k][0]} compiles, {row[k][1]:.2f} s" for k in names) + " |")
+    lines += ["", "## Dynamic against static", "",
+              "The same kernel compiled for dynamic sizes (`dynamic=True`) and for the "
+              "arrays' sizes (`dynamic=False`); best of interleaved rounds.", "",
+              "| kernel | static | dynamic | dynamic / static |", "|---|---|---|---|"]
+    for label, ts, td in ratios:
+        lines.append(f"| {label} | {ts * 1e6:.1f} us | {td * 1e6:.1f} us | {td / ts:.2f} |")
+    lines += ["", "## A cache hit", "",
+              "Seconds per call of fma at n=1000..1099 once compiled: the same arrays "
+              "every call, or cycling over 100 sizes (which also misses the CPU's caches).",
+              "", "| | one shape | cycling over 100 |", "|---|---|---|"]
+    for name, (one, cycling) in hits.items():
+        lines.append(f"| {name} | {one * 1e9:.0f} ns | {cycling * 1e9:.0f} ns |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--output", default="docs/dynamic.md")
+    args = parser.parse_args()
+    os.environ.setdefault("PK_CACHE", "0")  # first calls compile
+    sizes = hundred_sizes(args.quick)
+    ratios = speed_ratios(args.quick)
+    hits = hit_costs()
+    with open(args.output, "w") as f:
+        f.write(report(sizes, ratios, hits, args.quick))
+
+
+if __name__ == "__main__":
+    main()
