@@ -35,6 +35,9 @@ struct HitMemo {
   uint64_t cacheId = 0;
   uint64_t generation = 0;
   llvm::SmallVector<int64_t, 64> key;
+  /// The call's own key where it was found under another (a dynamic-sizes
+  /// variant's); empty otherwise.
+  llvm::SmallVector<int64_t, 64> alias;
   std::shared_ptr<CacheEntry> entry;
   std::shared_ptr<const Executable> compiled;
 };
@@ -66,7 +69,20 @@ const Executable &GuardCache::lookup(KeyView key, Compile compile) {
   return *lastCompiledHere;
 }
 
-const Executable *GuardCache::find(KeyView key) {
+const Executable *GuardCache::findInMemo(KeyView key) {
+  HitMemo &memo = hitMemo;
+  if (memo.cacheId != id ||
+      memo.generation != generation.load(std::memory_order_acquire) ||
+      !(KeyEqual()(KeyView(memo.key.data(), memo.key.size()), key) ||
+        KeyEqual()(KeyView(memo.alias.data(), memo.alias.size()), key)))
+    return nullptr;
+  hitCount.fetch_add(1, std::memory_order_relaxed);
+  memo.entry->lastUse.store(useClock.fetch_add(1, std::memory_order_relaxed),
+                            std::memory_order_relaxed);
+  return memo.compiled.get();
+}
+
+const Executable *GuardCache::find(KeyView key, KeyView alias) {
   HitMemo &memo = hitMemo;
   if (memo.cacheId == id &&
       memo.generation == generation.load(std::memory_order_acquire) &&
@@ -74,6 +90,7 @@ const Executable *GuardCache::find(KeyView key) {
     hitCount.fetch_add(1, std::memory_order_relaxed);
     memo.entry->lastUse.store(useClock.fetch_add(1, std::memory_order_relaxed),
                               std::memory_order_relaxed);
+    memo.alias.assign(alias.begin(), alias.end());
     return memo.compiled.get();
   }
   std::shared_ptr<CacheEntry> entry;
@@ -91,6 +108,7 @@ const Executable *GuardCache::find(KeyView key) {
   memo.cacheId = id;
   memo.generation = seenGeneration;
   memo.key.assign(key.begin(), key.end());
+  memo.alias.assign(alias.begin(), alias.end());
   memo.entry = std::move(entry);
   memo.compiled = std::move(compiled);
   return memo.compiled.get();

@@ -46,8 +46,13 @@ public:
   /// The reference is valid until this thread's next lookup.
   const Executable &lookup(KeyView key, Compile compile);
   /// The variant for `key` if there is one (waiting for a compile in
-  /// flight), else null; valid like lookup's.
-  const Executable *find(KeyView key);
+  /// flight), else null; valid like lookup's. `alias`: the call's own key
+  /// where `key` is another (a dynamic-sizes variant's), which this
+  /// thread's next findInMemo then knows.
+  const Executable *find(KeyView key, KeyView alias = {});
+  /// The variant this thread found last, if its key or alias is `key`
+  /// (no lock, no map); else null.
+  const Executable *findInMemo(KeyView key);
 
   uint64_t hits() const { return hitCount.load(); }
   uint64_t misses() const { return missCount.load(); }

@@ -137,18 +137,23 @@ public:
                             mlir::MLIRContext &context) const {
     auto start = std::chrono::steady_clock::now();
     DynamicTrace result;
-    Signature other = real;
     std::vector<SizeSymbol> symbols;
     for (auto [k, size] : llvm::enumerate(sizes))
       symbols.push_back({size, perturbedSize(size, k)});
-    size_t position = 0;
-    for (ArgSpec &arg : other)
-      for (int64_t &size : arg.shape) {
-        bool dynamic = size >= 2 && (mask.empty() || mask[position]);
-        ++position;
-        if (dynamic)
-          size = perturbedSize(size, llvm::find(sizes, size) - sizes.begin());
-      }
+    // `real` with the classes `moved` (all: empty) moved.
+    auto perturbed = [&](llvm::ArrayRef<size_t> moved) {
+      Signature other = real;
+      size_t position = 0;
+      for (ArgSpec &arg : other)
+        for (int64_t &size : arg.shape) {
+          bool dynamic = size >= 2 && (mask.empty() || mask[position]);
+          ++position;
+          size_t k = llvm::find(sizes, size) - sizes.begin();
+          if (dynamic && (moved.empty() || llvm::is_contained(moved, k)))
+            size = perturbedSize(size, k);
+        }
+      return other;
+    };
     bool readSizes = false;
     result.module = traceFor(real, context, &readSizes);
     mlir::OwningOpRef<mlir::ModuleOp> otherModule;
@@ -156,13 +161,25 @@ public:
       result.whyStatic = "its code reads the sizes (.shape or len())";
     } else {
       try {
-        otherModule = traceFor(other, context);
+        otherModule = traceFor(perturbed({}), context);
       } catch (const std::exception &error) {
         // The error's last line (a Python error's what() starts with the
         // traceback).
         llvm::StringRef what = llvm::StringRef(error.what()).rtrim();
         result.whyStatic = "it fails for other sizes: " +
                            what.substr(what.rfind('\n') + 1).str();
+        // The classes that fail when moved alone stay static: the others
+        // may still be dynamic (a batch, next to a size a constant array
+        // of the kernel's fixes).
+        for (size_t k = 0; k < sizes.size() && sizes.size() > 1; ++k) {
+          try {
+            traceFor(perturbed({k}), context);
+          } catch (const std::exception &) {
+            result.keepStatic.push_back(sizes[k]);
+          }
+        }
+        if (result.keepStatic.size() == sizes.size())
+          result.keepStatic.clear();
       }
     }
     if (otherModule &&
@@ -243,8 +260,8 @@ public:
     KeyView view(key.data(), key.size());
     bool dynamicAllowed = options.dynamic != DynamicSizes::Never &&
                           options.backend == Backend::CPU;
-    const Executable *found = nullptr;
-    if (dynamicAllowed) {
+    const Executable *found = variants.findInMemo(view);
+    if (!found && dynamicAllowed) {
       // The dynamic-sizes variants first: one serves every size.
       llvm::SmallVector<int64_t, 64> dynamicKey;
       llvm::SmallVector<int64_t, 8> sizes;
@@ -253,7 +270,8 @@ public:
         dynamicKey.clear();
         sizes.clear();
         if (encodeDynamicKey(view, masks[i], dynamicKey, sizes))
-          found = variants.find(KeyView(dynamicKey.data(), dynamicKey.size()));
+          found = variants.find(KeyView(dynamicKey.data(), dynamicKey.size()),
+                                view);
       }
     }
     if (!found)

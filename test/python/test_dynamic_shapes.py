@@ -363,3 +363,22 @@ def test_row_kernels_over_a_dynamic_count_of_rows(name):
         function(x.astype(np.float64), expected)
         np.testing.assert_allclose(o, expected, rtol=2e-5, atol=2e-6)
     assert misses(kernel) == 1
+
+
+WEIGHTS = np.linspace(0, 1, 64).astype(np.float32)
+
+
+def test_sizes_fixed_by_a_constant_array_stay_static_alone():
+    """A constant array of the kernel's fixes one size: the others (the
+    batch) are still dynamic."""
+    @picokernel.kernel(dynamic=True)
+    def scale(x, o):
+        o[...] = x[...] * WEIGHTS
+
+    for n in [3, 5, 100, 64]:
+        x = np.random.default_rng(n).random((n, 64)).astype(np.float32)
+        o = np.empty_like(x)
+        scale(x, o)
+        np.testing.assert_array_equal(o, x * WEIGHTS)
+    # (n = 64, equal to the fixed size, is served too.)
+    assert misses(scale) == 1
