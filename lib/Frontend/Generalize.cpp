@@ -112,24 +112,25 @@ FailureOr<SmallVector<int64_t>> Generalizer::mergeShape(ArrayRef<int64_t> a,
 FailureOr<Type> Generalizer::merge(Type a, Type b) {
   if (a == b)
     return a;
-  if (auto tensorA = dyn_cast<RankedTensorType>(a)) {
-    auto tensorB = dyn_cast<RankedTensorType>(b);
-    if (!tensorB || tensorA.getElementType() != tensorB.getElementType())
+  // Tensors and refs: the same element type, shapes merged.
+  auto mergeShaped = [&](auto x, auto y, auto rebuild) -> FailureOr<Type> {
+    if (!y || x.getElementType() != y.getElementType())
       return failure();
-    auto shape = mergeShape(tensorA.getShape(), tensorB.getShape());
+    auto shape = mergeShape(x.getShape(), y.getShape());
     if (failed(shape))
       return failure();
-    return Type(RankedTensorType::get(*shape, tensorA.getElementType()));
-  }
-  if (auto refA = dyn_cast<RefType>(a)) {
-    auto refB = dyn_cast<RefType>(b);
-    if (!refB || refA.getElementType() != refB.getElementType())
-      return failure();
-    auto shape = mergeShape(refA.getShape(), refB.getShape());
-    if (failed(shape))
-      return failure();
-    return Type(RefType::get(a.getContext(), *shape, refA.getElementType()));
-  }
+    return rebuild(*shape, x.getElementType());
+  };
+  if (auto tensorA = dyn_cast<RankedTensorType>(a))
+    return mergeShaped(tensorA, dyn_cast<RankedTensorType>(b),
+                       [](ArrayRef<int64_t> shape, Type element) -> Type {
+                         return RankedTensorType::get(shape, element);
+                       });
+  if (auto refA = dyn_cast<RefType>(a))
+    return mergeShaped(refA, dyn_cast<RefType>(b),
+                       [&](ArrayRef<int64_t> shape, Type element) -> Type {
+                         return RefType::get(a.getContext(), shape, element);
+                       });
   if (auto functionA = dyn_cast<FunctionType>(a)) {
     auto functionB = dyn_cast<FunctionType>(b);
     if (!functionB || functionA.getNumInputs() != functionB.getNumInputs() ||

@@ -370,6 +370,20 @@ TEST(Kernel, ZeroSizeArrays) {
   EXPECT_EQ(fma.stats().misses, 1u);
 }
 
+/// Runs `fma` once on random arrays of length n (from seeds); returns how
+/// many elements are wrong.
+int wrongFmaElements(const pk::Kernel &fma, int64_t n, int seedA, int seedB,
+                     int seedC) {
+  auto a = random<float>({n}, seedA), b = random<float>({n}, seedB),
+       c = random<float>({n}, seedC);
+  Array<float> o({n});
+  fma({a.view(), b.view(), c.view(), o.view()});
+  int wrong = 0;
+  for (int64_t i = 0; i < n; ++i)
+    wrong += o.data[i] != a.data[i] * b.data[i] + c.data[i];
+  return wrong;
+}
+
 TEST(Kernel, ConcurrentCallsCompileEachKeyOnce) {
   pk::KernelOptions options;
   options.dynamic = pk::DynamicSizes::Never;
@@ -380,16 +394,9 @@ TEST(Kernel, ConcurrentCallsCompileEachKeyOnce) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
-      for (int call = 0; call < kCalls; ++call) {
-        int64_t n = sizes[(t + call) % sizes.size()];
-        auto a = random<float>({n}, t), b = random<float>({n}, call),
-             c = random<float>({n}, t + call);
-        Array<float> o({n});
-        fma({a.view(), b.view(), c.view(), o.view()});
-        for (int64_t i = 0; i < n; ++i)
-          if (o.data[i] != a.data[i] * b.data[i] + c.data[i])
-            ++wrong;
-      }
+      for (int call = 0; call < kCalls; ++call)
+        wrong += wrongFmaElements(fma, sizes[(t + call) % sizes.size()], t,
+                                  call, t + call);
     });
   for (std::thread &thread : threads)
     thread.join();
@@ -408,15 +415,8 @@ TEST(Kernel, DynamicSizesServeEverySizeFromOneCompile) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
-      for (int64_t n = 2 + t; n < 300; n += 7) {
-        auto a = random<float>({n}, t), b = random<float>({n}, int(n)),
-             c = random<float>({n}, t + 1);
-        Array<float> o({n});
-        fma({a.view(), b.view(), c.view(), o.view()});
-        for (int64_t i = 0; i < n; ++i)
-          if (o.data[i] != a.data[i] * b.data[i] + c.data[i])
-            ++wrong;
-      }
+      for (int64_t n = 2 + t; n < 300; n += 7)
+        wrong += wrongFmaElements(fma, n, t, int(n), t + 1);
     });
   for (std::thread &thread : threads)
     thread.join();
@@ -432,14 +432,8 @@ TEST(Kernel, DynamicSizesServeEverySizeFromOneCompile) {
        {pk::DynamicSizes::Automatic, pk::DynamicSizes::Never}) {
     options.dynamic = policy;
     pk::Kernel kernel = fmaKernel(options);
-    for (int64_t n : {10, 11, 12, 13}) {
-      auto a = random<float>({n}, 1), b = random<float>({n}, 2),
-           c = random<float>({n}, 3);
-      Array<float> o({n});
-      kernel({a.view(), b.view(), c.view(), o.view()});
-      for (int64_t i = 0; i < n; ++i)
-        ASSERT_EQ(o.data[i], a.data[i] * b.data[i] + c.data[i]);
-    }
+    for (int64_t n : {10, 11, 12, 13})
+      EXPECT_EQ(wrongFmaElements(kernel, n, 1, 2, 3), 0);
     EXPECT_EQ(kernel.stats().misses,
               policy == pk::DynamicSizes::Never ? 4u : 2u);
   }

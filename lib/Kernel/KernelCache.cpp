@@ -1,0 +1,198 @@
+//===- KernelCache.cpp - a kernel's variants, found or compiled -----------===//
+
+#include "KernelCache.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdlib>
+
+namespace pk::detail {
+
+std::shared_ptr<CompileContext> CompileContexts::acquire() {
+  static CompileContexts instance;
+  std::lock_guard<std::mutex> lock(instance.mutex);
+  if (!instance.current || instance.uses == kCompilesPerContext) {
+    instance.current = std::make_shared<CompileContext>();
+    mlir::pk::prepareContextForCompilation(instance.current->context);
+    instance.uses = 0;
+  }
+  ++instance.uses;
+  return instance.current;
+}
+
+/// Read on every miss (misses are rare), so tests and long-running
+/// programs can switch logging on and off.
+bool logCompiles() {
+  const char *value = std::getenv("PK_LOG_COMPILES");
+  return value && *value && std::string(value) != "0";
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+KernelCache::traceFor(const Signature &signature, mlir::MLIRContext &context,
+                      bool *readSizes) const {
+  Tracer tracer(context, name, signature, SourceLoc{name, 0, 0});
+  try {
+    body(tracer.refs());
+  } catch (...) {
+    tracer.abandon();
+    throw;
+  }
+  if (readSizes)
+    *readSizes = tracer.readSizes();
+  return tracer.finish();
+}
+
+void KernelCache::logCompile(const Signature &sig,
+                             const std::string &why) const {
+  std::string text;
+  for (const ArgSpec &arg : sig)
+    text += (text.empty() ? "" : ", ") + arg.name + ": " +
+            formatShape(arg.shape) + " " + std::string(dtypeName(arg.dtype));
+  llvm::errs() << "picokernel: compiling kernel '" << name << "' for (" << text
+               << "): " << why << "\n";
+}
+
+/// Traces and compiles the variant for `arrays` (whose key follows
+/// `previous`).
+std::shared_ptr<const Executable>
+KernelCache::compile(std::span<const ArrayView> arrays,
+                     llvm::ArrayRef<int> aliasOf, KeyView key, KeyView previous,
+                     const std::string &whyStatic) {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  Signature sig = signature(arrays, aliasOf);
+  if (logCompiles())
+    logCompile(sig,
+               explainKeyChange(previous, key, paramNames) +
+                   (whyStatic.empty() ? "" : "; static sizes: " + whyStatic));
+  std::shared_ptr<CompileContext> context = CompileContexts::acquire();
+  mlir::OwningOpRef<mlir::ModuleOp> module = traceFor(sig, context->context);
+  double traced = std::chrono::duration<double>(Clock::now() - start).count();
+  return finishCompile(*context, *module, traced);
+}
+
+/// Compiles a traced module (`traced`: the seconds its tracing took).
+std::shared_ptr<const Executable>
+KernelCache::finishCompile(CompileContext &context, mlir::ModuleOp module,
+                           double traced) {
+  std::shared_ptr<const Executable> compiled =
+      options.backend == Backend::Vulkan
+          ? std::shared_ptr<const Executable>(
+                VulkanKernel::compile(module, options.vulkan))
+          : std::shared_ptr<const Executable>(
+                CompiledKernel::compile(module, withPipelines(context)));
+  if (compiled->loadedFromDiskCache())
+    diskLoads.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(statsMutex);
+  traceSeconds += traced;
+  pipelineSeconds += compiled->times().pipelineSeconds;
+  codegenSeconds += compiled->times().codegenSeconds;
+  return compiled;
+}
+
+/// The compiled kernel for `arrays`, and each array's parameter index.
+const Executable &KernelCache::prepare(
+    std::span<const ArrayView> arrays, llvm::SmallVectorImpl<int> &param,
+    llvm::SmallVectorImpl<std::pair<int, int>> &partialOverlaps) {
+  llvm::SmallVector<int64_t, 64> key;
+  llvm::SmallVector<int, 16> aliasOf;
+  checkArguments(arrays, arity, name, paramNames, aliasOf, partialOverlaps);
+  encodeKey(arrays, aliasOf, key);
+  KeyView view(key.data(), key.size());
+  bool dynamicAllowed =
+      options.dynamic != DynamicSizes::Never && options.backend == Backend::CPU;
+  const Executable *found = variants.findInMemo(view);
+  if (!found && dynamicAllowed) {
+    // The dynamic-sizes variants first: one serves every size.
+    llvm::SmallVector<int64_t, 64> dynamicKey;
+    llvm::SmallVector<int64_t, 8> sizes;
+    size_t count = maskCount.load(std::memory_order_acquire);
+    for (size_t i = 0; i < count && !found; ++i) {
+      dynamicKey.clear();
+      sizes.clear();
+      if (encodeDynamicKey(view, masks[i], dynamicKey, sizes))
+        found =
+            variants.find(KeyView(dynamicKey.data(), dynamicKey.size()), view);
+    }
+  }
+  if (!found)
+    found = variants.find(view);
+  if (!found)
+    found = &compileOnMiss(arrays, aliasOf, view, dynamicAllowed);
+  const Executable &compiled = *found;
+  param.resize(arrays.size());
+  int next = 0;
+  for (size_t i = 0; i < arrays.size(); ++i)
+    param[i] = aliasOf[i] >= 0 ? param[aliasOf[i]] : next++;
+  return compiled;
+}
+
+void KernelCache::call(std::span<const ArrayView> arrays) {
+  llvm::SmallVector<int, 16> param;
+  llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
+  const Executable &compiled = prepare(arrays, param, partialOverlaps);
+  const auto &params = compiled.params();
+  llvm::SmallVector<void *, 16> data(params.size());
+  llvm::SmallVector<const int64_t *, 16> shapes(params.size());
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    data[param[i]] = arrays[i].data;
+    shapes[param[i]] = arrays[i].shape.data();
+    if (arrays[i].readOnly && params[param[i]].written)
+      throw ArgumentError("argument '" + paramName(i) +
+                          "' is read-only, but kernel '" + name +
+                          "' writes to it");
+  }
+  for (auto [a, b] : partialOverlaps)
+    if (params[param[a]].written || params[param[b]].written)
+      throw OverlapError(
+          "arguments '" + paramName(a) + "' and '" + paramName(b) +
+          "' overlap in memory without being the same array, and kernel '" +
+          name +
+          "' writes to one of them; pass disjoint arrays or the same "
+          "array twice");
+  compiled.run(data.data(), shapes.data());
+}
+
+std::vector<bool> KernelCache::written(std::span<const ArrayView> arrays) {
+  llvm::SmallVector<int, 16> param;
+  llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
+  const Executable &compiled = prepare(arrays, param, partialOverlaps);
+  std::vector<bool> result;
+  for (int index : param)
+    result.push_back(compiled.params()[index].written);
+  return result;
+}
+
+CacheStats KernelCache::stats() const {
+  CacheStats result;
+  result.hits = variants.hits();
+  result.misses = variants.misses();
+  result.evictions = variants.evictions();
+  result.diskLoads = diskLoads.load();
+  result.entries = variants.size();
+  std::lock_guard<std::mutex> lock(statsMutex);
+  result.traceSeconds = traceSeconds;
+  result.pipelineSeconds = pipelineSeconds;
+  result.codegenSeconds = codegenSeconds;
+  return result;
+}
+
+std::optional<Signature> KernelCache::lastSignature() const {
+  std::optional<Key> key = variants.lastCompiledKey();
+  if (!key)
+    return std::nullopt;
+  return signatureOfKey(*key, paramNames);
+}
+
+void KernelCache::clear() {
+  variants.clear();
+  // (The masks stay: calls may be reading them.)
+  std::lock_guard<std::mutex> lock(patternsMutex);
+  firstSizes.clear();
+  staticOnly.clear();
+  dynamicSources.clear();
+}
+
+} // namespace pk::detail
