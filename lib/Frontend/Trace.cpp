@@ -33,11 +33,22 @@ std::string SourceLoc::str() const {
   return column ? text + ":" + std::to_string(column) : text;
 }
 
+TraceAbort::~TraceAbort() = default;
+
+namespace {
+thread_local uint64_t errorsReported = 0;
+} // namespace
+
+uint64_t detail::traceErrorsReported() { return errorsReported; }
+void detail::noteTraceError() { ++errorsReported; }
+
 TraceError::TraceError(const std::string &message, SourceLoc where,
                        Category category)
     : std::runtime_error(
           where.file.empty() ? message : where.str() + ": error: " + message),
-      location(std::move(where)), text(message), kind(category) {}
+      location(std::move(where)), text(message), kind(category) {
+  detail::noteTraceError();
+}
 
 void detail::throwArityMismatch(const std::string &name, size_t takes,
                                 size_t given, const SourceLoc &where) {
@@ -393,14 +404,16 @@ Tracer::Tracer(mlir::MLIRContext &context, std::string name,
                const Signature &signature, SourceLoc where)
     : state(std::make_shared<TraceState>(context, std::move(name), signature,
                                          where)),
-      location(std::move(where)) {
+      location(std::move(where)), errorsAtStart(detail::traceErrorsReported()) {
   for (unsigned i = 0; i < signature.size(); ++i)
     parameters.push_back(Ref(state, i));
 }
 
 Tracer::~Tracer() { abandon(); }
 
-bool Tracer::readSizes() const { return state->sizesRead; }
+bool Tracer::readSizes() const {
+  return state->sizesRead || detail::traceErrorsReported() != errorsAtStart;
+}
 
 mlir::OwningOpRef<mlir::ModuleOp> Tracer::finish() {
   return state->finish(location);

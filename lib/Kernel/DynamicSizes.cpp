@@ -13,16 +13,56 @@
 
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <chrono>
 
 namespace pk::detail {
 
 namespace {
-/// The size class k of a dynamic compile takes in its second trace: far
-/// from every size of the first (distinct classes stay distinct), odd.
-int64_t perturbedSize(int64_t size, size_t k) {
-  return size + 1009 * int64_t(k + 1);
+/// The sizes the classes of a dynamic compile take in its second trace:
+/// class k's size plus step (k + 1), for the largest step of a few odd ones
+/// whose sizes are new (no size of the first trace, none equal: no
+/// equality either trace lacks) and keep every array countable in bytes.
+/// Empty if none does.
+std::vector<int64_t> secondSizes(const Signature &real, const SizeMask &mask,
+                                 llvm::ArrayRef<int64_t> sizes) {
+  std::vector<int64_t> seen;
+  for (const ArgSpec &arg : real)
+    seen.insert(seen.end(), arg.shape.begin(), arg.shape.end());
+  for (int64_t step : {1009, 101, 11, 3}) {
+    std::vector<int64_t> moved;
+    for (auto [k, size] : llvm::enumerate(sizes)) {
+      int64_t next = size + step * int64_t(k + 1);
+      if (llvm::is_contained(seen, next) || llvm::is_contained(moved, next))
+        break;
+      moved.push_back(next);
+    }
+    if (moved.size() != sizes.size())
+      continue;
+    bool fits = true;
+    size_t position = 0;
+    for (const ArgSpec &arg : real) {
+      int64_t bytes = int64_t(itemSize(arg.dtype));
+      for (int64_t size : arg.shape) {
+        bool dynamic = size >= 2 && (mask.empty() || mask[position]);
+        ++position;
+        int64_t now =
+            dynamic ? moved[llvm::find(sizes, size) - sizes.begin()] : size;
+        fits &= !llvm::MulOverflow(bytes, now, bytes);
+      }
+    }
+    if (fits)
+      return moved;
+  }
+  return {};
+}
+
+/// An error's last line (a Python error's what() starts with the
+/// traceback).
+std::string lastLine(const std::exception &error) {
+  llvm::StringRef what = llvm::StringRef(error.what()).rtrim();
+  return what.substr(what.rfind('\n') + 1).str();
 }
 
 } // namespace
@@ -37,11 +77,12 @@ DynamicTrace KernelCache::traceDynamic(const Signature &real,
                                        mlir::MLIRContext &context) const {
   auto start = std::chrono::steady_clock::now();
   DynamicTrace result;
+  std::vector<int64_t> moved = secondSizes(real, mask, sizes);
   std::vector<SizeSymbol> symbols;
   for (auto [k, size] : llvm::enumerate(sizes))
-    symbols.push_back({size, perturbedSize(size, k)});
+    symbols.push_back({size, moved.empty() ? size : moved[k]});
   // `real` with the classes `moved` (all: empty) moved.
-  auto perturbed = [&](llvm::ArrayRef<size_t> moved) {
+  auto perturbed = [&](llvm::ArrayRef<size_t> classes) {
     Signature other = real;
     size_t position = 0;
     for (ArgSpec &arg : other)
@@ -49,38 +90,47 @@ DynamicTrace KernelCache::traceDynamic(const Signature &real,
         bool dynamic = size >= 2 && (mask.empty() || mask[position]);
         ++position;
         size_t k = llvm::find(sizes, size) - sizes.begin();
-        if (dynamic && (moved.empty() || llvm::is_contained(moved, k)))
-          size = perturbedSize(size, k);
+        if (dynamic && (classes.empty() || llvm::is_contained(classes, k)))
+          size = moved[k];
       }
     return other;
+  };
+  // Whether the kernel traces for `other`; an error that ends the call
+  // whatever the sizes (Ctrl-C, memory) propagates.
+  auto traces = [&](const Signature &other,
+                    mlir::OwningOpRef<mlir::ModuleOp> *module) {
+    try {
+      mlir::OwningOpRef<mlir::ModuleOp> traced = traceFor(other, context);
+      if (module)
+        *module = std::move(traced);
+      return true;
+    } catch (const TraceAbort &) {
+      throw;
+    } catch (const std::bad_alloc &) {
+      throw;
+    } catch (const std::exception &error) {
+      if (result.whyStatic.empty())
+        result.whyStatic = "it fails for other sizes: " + lastLine(error);
+      return false;
+    }
   };
   bool readSizes = false;
   result.module = traceFor(real, context, &readSizes);
   mlir::OwningOpRef<mlir::ModuleOp> otherModule;
   if (readSizes) {
-    result.whyStatic = "its code reads the sizes (.shape or len())";
-  } else {
-    try {
-      otherModule = traceFor(perturbed({}), context);
-    } catch (const std::exception &error) {
-      // The error's last line (a Python error's what() starts with the
-      // traceback).
-      llvm::StringRef what = llvm::StringRef(error.what()).rtrim();
-      result.whyStatic = "it fails for other sizes: " +
-                         what.substr(what.rfind('\n') + 1).str();
-      // The classes that fail when moved alone stay static: the others
-      // may still be dynamic (a batch, next to a size a constant array
-      // of the kernel's fixes).
-      for (size_t k = 0; k < sizes.size() && sizes.size() > 1; ++k) {
-        try {
-          traceFor(perturbed({k}), context);
-        } catch (const std::exception &) {
-          result.keepStatic.push_back(sizes[k]);
-        }
-      }
-      if (result.keepStatic.size() == sizes.size())
-        result.keepStatic.clear();
-    }
+    result.whyStatic = "its code reads the sizes (.shape, len()) or goes on "
+                       "after an error of its trace";
+  } else if (moved.empty()) {
+    result.whyStatic = "no other sizes keep its arrays countable in bytes";
+  } else if (!traces(perturbed({}), &otherModule)) {
+    // The classes that fail when moved alone stay static: the others may
+    // still be dynamic (a batch, next to a size a constant array of the
+    // kernel's fixes).
+    for (size_t k = 0; k < sizes.size() && sizes.size() > 1; ++k)
+      if (!traces(perturbed({k}), nullptr))
+        result.keepStatic.push_back(sizes[k]);
+    if (result.keepStatic.size() == sizes.size())
+      result.keepStatic.clear();
   }
   if (otherModule &&
       (mlir::failed(generalizeSizes(*result.module, *otherModule, symbols,
@@ -106,6 +156,8 @@ const Executable &KernelCache::compileOnMiss(std::span<const ArrayView> arrays,
   SizeMask mask;
   if (dynamicAllowed)
     why = wantDynamic(view, mask);
+  else if (options.dynamic == DynamicSizes::Always)
+    whyStatic = "kernels for Vulkan take static sizes, for now";
   if (!why.empty())
     if (const Executable *compiled = compileDynamic(
             arrays, aliasOf, view, std::move(mask), why, whyStatic))
@@ -129,6 +181,12 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
     if (!encodeDynamicKey(view, mask, dynamicKey, sizes))
       return nullptr;
     Key dynamic(dynamicKey.begin(), dynamicKey.end());
+    Key pattern = patternOf(view);
+    if (!publishMask(pattern, mask, /*add=*/false)) {
+      whyStatic = "it has " + std::to_string(kMaxMasks) +
+                  " variants for dynamic sizes already";
+      return nullptr;
+    }
     {
       std::lock_guard<std::mutex> lock(patternsMutex);
       auto refused = staticOnly.find(dynamic);
@@ -153,7 +211,7 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
           }
           return finishCompile(*context, *traced.module, traced.seconds);
         });
-        addMask(mask);
+        publishMask(pattern, mask, /*add=*/true);
         return &compiled;
       } catch (const CompileError &error) {
         // A compiler limit on dynamic sizes: static sizes still work.
@@ -173,30 +231,37 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
 
 /// Why the call with exact key `key` gets a dynamic-sizes variant, and
 /// which of its sizes are dynamic (`mask`); empty if it does not.
-/// Automatic: the sizes that differ from the first call's of the pattern.
+/// Automatic: the sizes that differ from the last miss's of the pattern
+/// (a first call with a size 0 or 1 there does not block them).
 std::string KernelCache::wantDynamic(KeyView key, SizeMask &mask) {
   if (options.dynamic == DynamicSizes::Always)
     return "asked for (dynamic=True)";
   std::lock_guard<std::mutex> lock(patternsMutex);
-  auto [first, inserted] =
-      firstSizes.try_emplace(patternOf(key), Key(key.begin(), key.end()));
+  auto [last, inserted] =
+      lastSizes.try_emplace(patternOf(key), Key(key.begin(), key.end()));
   if (inserted)
     return "";
-  mask = differingSizes(first->second, key);
+  Key previous = std::exchange(last->second, Key(key.begin(), key.end()));
+  mask = differingSizes(previous, key);
   if (!llvm::is_contained(mask, 1))
     return "";
-  return explainKeyChange(first->second, key, paramNames);
+  return explainKeyChange(previous, key, paramNames);
 }
 
-/// Makes later calls look for variants with `mask`'s dynamic sizes.
-void KernelCache::addMask(const SizeMask &mask) {
+bool KernelCache::publishMask(const Key &pattern, const SizeMask &mask,
+                              bool add) {
   std::lock_guard<std::mutex> lock(patternsMutex);
   size_t count = maskCount.load(std::memory_order_relaxed);
-  if (count == kMaxMasks ||
-      llvm::is_contained(llvm::ArrayRef(masks.data(), count), mask))
-    return;
-  masks[count] = mask;
-  maskCount.store(count + 1, std::memory_order_release);
+  for (size_t i = 0; i < count; ++i)
+    if (masks[i].pattern == pattern && masks[i].mask == mask)
+      return true;
+  if (count == kMaxMasks)
+    return false;
+  if (add) {
+    masks[count] = {pattern, mask};
+    maskCount.store(count + 1, std::memory_order_release);
+  }
+  return true;
 }
 
 /// The module of the most recent compile (traced again), if any.

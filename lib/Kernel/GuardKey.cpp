@@ -45,6 +45,21 @@ Key patternOf(KeyView key) {
   return pattern;
 }
 
+bool hasPattern(KeyView key, KeyView pattern) {
+  if (key.size() != pattern.size() || key[0] != pattern[0])
+    return false;
+  size_t at = 1;
+  for (int64_t i = 0; i < key[0]; ++i) {
+    int64_t rank = key[at + 1];
+    // dtype and rank, then (past the sizes) the alias.
+    if (key[at] != pattern[at] || rank != pattern[at + 1] ||
+        key[at + 2 + rank] != pattern[at + 2 + rank])
+      return false;
+    at += 3 + rank;
+  }
+  return true;
+}
+
 SizeMask differingSizes(KeyView a, KeyView b) {
   SizeMask mask;
   forEachSize(a, [&](size_t word) {

@@ -58,6 +58,9 @@ bool encodeDynamicKey(KeyView key, const SizeMask &mask,
 /// The key without sizes: what calls that differ only in sizes share.
 Key patternOf(KeyView key);
 
+/// Whether exact key `key` has `pattern` (from patternOf).
+bool hasPattern(KeyView key, KeyView pattern);
+
 /// The sizes (both at least 2) in which two exact keys of one pattern
 /// differ.
 SizeMask differingSizes(KeyView a, KeyView b);

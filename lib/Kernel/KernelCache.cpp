@@ -112,7 +112,8 @@ const Executable &KernelCache::prepare(
     for (size_t i = 0; i < count && !found; ++i) {
       dynamicKey.clear();
       sizes.clear();
-      if (encodeDynamicKey(view, masks[i], dynamicKey, sizes))
+      if (hasPattern(view, masks[i].pattern) &&
+          encodeDynamicKey(view, masks[i].mask, dynamicKey, sizes))
         found =
             variants.find(KeyView(dynamicKey.data(), dynamicKey.size()), view);
     }
@@ -190,7 +191,7 @@ void KernelCache::clear() {
   variants.clear();
   // (The masks stay: calls may be reading them.)
   std::lock_guard<std::mutex> lock(patternsMutex);
-  firstSizes.clear();
+  lastSizes.clear();
   staticOnly.clear();
   dynamicSources.clear();
 }

@@ -155,7 +155,9 @@ public:
   std::string wantDynamic(KeyView key, SizeMask &mask);
 
   /// Makes later calls look for variants with `mask`'s dynamic sizes.
-  void addMask(const SizeMask &mask);
+  /// Whether a variant with `mask` for calls of `pattern` can be looked
+  /// up: it is, or there is room; `add` adds it.
+  bool publishMask(const Key &pattern, const SizeMask &mask, bool add);
 
   void call(std::span<const ArrayView> arrays);
 
@@ -186,13 +188,17 @@ private:
 
   std::atomic<uint64_t> diskLoads{0};
 
-  /// The dynamic sizes of the dynamic-sizes variants compiled (usually
-  /// one mask): calls look for a variant with each. Append-only, written
-  /// under patternsMutex, published by maskCount.
-  static constexpr size_t kMaxMasks = 8;
-
-  std::array<SizeMask, kMaxMasks> masks;
-
+  /// The dynamic sizes of the dynamic-sizes variants compiled, with the
+  /// pattern of the calls they serve (usually one): calls of a pattern
+  /// look for a variant with each of its masks. Append-only, written under
+  /// patternsMutex, published by maskCount; past kMaxMasks, kernels
+  /// compile for static sizes.
+  static constexpr size_t kMaxMasks = 16;
+  struct DynamicMask {
+    Key pattern;
+    SizeMask mask;
+  };
+  std::array<DynamicMask, kMaxMasks> masks;
   std::atomic<size_t> maskCount{0};
 
   mutable std::mutex patternsMutex;
@@ -201,10 +207,10 @@ private:
   std::unordered_map<Key, std::pair<Key, SizeMask>, KeyHash, KeyEqual>
       dynamicSources;
 
-  /// Per pattern (the key without sizes): the first exact key compiled
+  /// Per pattern (the key without sizes): the exact key of its last miss
   /// (Automatic); the dynamic keys whose kernel cannot take dynamic sizes,
   /// with the reason.
-  std::unordered_map<Key, Key, KeyHash, KeyEqual> firstSizes;
+  std::unordered_map<Key, Key, KeyHash, KeyEqual> lastSizes;
 
   std::unordered_map<Key, std::string, KeyHash, KeyEqual> staticOnly;
 

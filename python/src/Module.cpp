@@ -191,6 +191,12 @@ private:
   /// Runs the Python function on the refs; called by the tracer on a miss,
   /// with the GIL released by the caller. (The kernel object, which owns
   /// the function, outlives every call.)
+  /// A Python exception that is not an Exception (KeyboardInterrupt,
+  /// SystemExit): it ends the call, whichever trace raised it.
+  struct AbortingError : nb::python_error, TraceAbort {
+    using nb::python_error::python_error;
+  };
+
   Kernel::Body makeBody() {
     return [this](const std::vector<Ref> &refs) {
       nb::gil_scoped_acquire acquire;
@@ -199,7 +205,14 @@ private:
       nb::list arguments;
       for (const Ref &ref : refs)
         arguments.append(nb::cast(ref));
-      function(*nb::tuple(arguments));
+      try {
+        function(*nb::tuple(arguments));
+      } catch (nb::python_error &error) {
+        if (error.matches(PyExc_Exception))
+          throw;
+        error.restore();
+        throw AbortingError();
+      }
     };
   }
 

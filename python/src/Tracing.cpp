@@ -19,6 +19,8 @@ namespace nb = nanobind;
 namespace pk::python {
 
 void raise(PyObject *type, const std::string &message) {
+  // Kernel code that catches it may depend on the sizes (Tracer::readSizes).
+  pk::detail::noteTraceError();
   PyErr_SetString(type, message.c_str());
   throw nb::python_error();
 }

@@ -382,3 +382,87 @@ def test_sizes_fixed_by_a_constant_array_stay_static_alone():
         np.testing.assert_array_equal(o, x * WEIGHTS)
     # (n = 64, equal to the fixed size, is served too.)
     assert misses(scale) == 1
+
+
+def test_first_calls_of_size_0_and_1_do_not_block_dynamic_sizes():
+    """Automatic compares a call with the last miss of its pattern: a warm-up
+    with 0 or 1 elements costs a compile, not one per later size."""
+    for start in (0, 1):
+        fma = fma_kernel()
+        for n in range(start, start + 60):
+            check_fma(fma, n)
+        assert misses(fma) == 4 - start
+
+
+def test_code_that_catches_a_trace_error_stays_static():
+    """A kernel choosing what to compute by catching a shape error cannot
+    be generalized: which branch runs depends on sizes (n == 3 here) that
+    neither trace sees."""
+    b = np.full(3, 100.0)
+
+    @picokernel.kernel(dynamic=True)
+    def add_if_fits(a, o):
+        try:
+            o[...] = a[...] + b
+        except ValueError:
+            o[...] = a[...]
+
+    for n in (5, 7, 3, 8):
+        a = np.arange(n, dtype=np.float64)
+        o = np.zeros(n)
+        add_if_fits(a, o)
+        np.testing.assert_array_equal(o, a + b if n == 3 else a)
+
+
+def test_keyboard_interrupt_in_the_second_trace_propagates():
+    traces = [0]
+
+    @picokernel.kernel(dynamic=True)
+    def inc(a, o):
+        traces[0] += 1
+        if traces[0] == 2:
+            raise KeyboardInterrupt
+        o[...] = a[...] + 1
+
+    with pytest.raises(KeyboardInterrupt):
+        inc(np.ones(5), np.empty(5))
+    for n in (6, 7, 8):  # and the kernel is still dynamic afterwards
+        o = np.empty(n)
+        inc(np.ones(n), o)
+        np.testing.assert_array_equal(o, 2.0)
+    assert misses(inc) == 1
+
+
+def test_many_patterns_and_high_ranks():
+    """Each rank is its own pattern with its own dynamic variant (masks never
+    apply to another pattern's keys); a rank-6 array of distinct sizes is
+    still dynamic (the second trace's sizes stay countable in bytes)."""
+    traces = [0]
+
+    @picokernel.kernel
+    def double(a, o):
+        traces[0] += 1
+        o[...] = a[...] * 2
+
+    def call(shape):
+        a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        o = np.empty_like(a)
+        double(a, o)
+        np.testing.assert_array_equal(o, a * 2)
+
+    for rank in range(1, 11):
+        call((3,) + (2,) * (rank - 1))
+        call((5,) + (2,) * (rank - 1))
+    compiled, traced = misses(double), traces[0]
+    for rank in range(1, 11):
+        call((7,) + (2,) * (rank - 1))
+        call((4,) + (2,) * (rank - 1))
+    assert misses(double) == compiled and traces[0] == traced
+
+    high = picokernel.kernel(lambda a, o: o.__setitem__(Ellipsis, a[...] * 2), dynamic=True)
+    for shape in [(2, 3, 4, 5, 6, 7), (2, 3, 4, 5, 6, 8), (3, 4, 5, 6, 7, 9)]:
+        a = np.ones(shape, np.float32)
+        o = np.empty_like(a)
+        high(a, o)
+        np.testing.assert_array_equal(o, 2.0)
+    assert misses(high) == 1

@@ -84,6 +84,14 @@ private:
   Category kind;
 };
 
+/// A marker for errors of a kernel's code that end the call whatever the
+/// sizes (Python's KeyboardInterrupt, SystemExit): a trace for other sizes
+/// that raises one is not a kernel that fails for those sizes.
+class TraceAbort {
+public:
+  virtual ~TraceAbort();
+};
+
 /// One kernel parameter: its name (as the printed IR shows it; empty means
 /// "argN"), shape and element type. `aliasOf` names an earlier parameter
 /// that is the same array (as when a caller passes the output as an input
@@ -475,14 +483,25 @@ public:
   mlir::OwningOpRef<mlir::ModuleOp> finish();
   /// Ends the trace without a result (the kernel raised); idempotent.
   void abandon();
-  /// Whether the kernel's code has read a size (Value::shape, Ref::shape).
+  /// Whether the kernel's code has read a size (Value::shape, Ref::shape)
+  /// or went on after a trace error (a try/except around a shape check):
+  /// either way its trace may depend on the sizes beyond what the types say.
   bool readSizes() const;
 
 private:
   std::shared_ptr<detail::TraceState> state;
   std::vector<Ref> parameters;
   SourceLoc location;
+  /// detail::traceErrorsReported() when the trace began.
+  uint64_t errorsAtStart;
 };
+
+namespace detail {
+/// Errors reported to kernel code on this thread so far: every TraceError,
+/// and what language bindings report themselves (noteTraceError).
+uint64_t traceErrorsReported();
+void noteTraceError();
+} // namespace detail
 
 /// The context pk::trace uses when none is given: one per process.
 mlir::MLIRContext &defaultContext();

@@ -521,6 +521,7 @@ TEST(Kernel, CompileEvictCyclesKeepMemoryBounded) {
 #endif
   pk::KernelOptions options;
   options.maxCacheEntries = 2;
+  options.dynamic = pk::DynamicSizes::Never; // a compile per size
   pk::Kernel fma = fmaKernel(options);
   auto cycle = [&](int64_t n) {
     Array<float> a({n}, 1), b({n}, 2), c({n}, 3), o({n});
@@ -541,6 +542,7 @@ TEST(Kernel, CompileEvictCyclesKeepMemoryBounded) {
 TEST(Kernel, CacheIsBoundedLeastRecentlyUsedFirst) {
   pk::KernelOptions options;
   options.maxCacheEntries = 2;
+  options.dynamic = pk::DynamicSizes::Never; // a compile per size
   pk::Kernel fma = fmaKernel(options);
   auto run = [&](int64_t n) {
     Array<float> a({n}, 1), b({n}, 2), c({n}, 3), o({n});
