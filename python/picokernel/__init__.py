@@ -317,9 +317,10 @@ def kernel(fn=None, *, backend="cpu", **options):
     the same pattern, once for dynamic sizes that serve every later size;
     ``True`` compiles for dynamic sizes from the first call; ``False``
     compiles once per shape. Kernels whose code reads sizes (``x.shape``,
-    ``len(x)``), slices relative to them, averages over them or takes a
-    matmul compile per shape whatever the policy (CPU only for now);
-    ``PK_LOG_COMPILES=1`` logs each compile and why.
+    ``len(x)``) or catches errors of its trace, slices relative to sizes or
+    takes a matmul compile per shape whatever the policy, and sums over a
+    varying length keep it static (CPU only for now); ``PK_LOG_COMPILES=1``
+    logs each compile and why.
 
     NumPy arrays and numbers the kernel reads from its globals or closure
     are constants, frozen when it is traced for a shape and dtype (as in
