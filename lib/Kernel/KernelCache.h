@@ -151,10 +151,9 @@ public:
 
   /// Why the call with exact key `key` gets a dynamic-sizes variant, and
   /// which of its sizes are dynamic (`mask`); empty if it does not.
-  /// Automatic: the sizes that differ from the first call's of the pattern.
+  /// Automatic: the sizes that differ from the last miss's of the pattern.
   std::string wantDynamic(KeyView key, SizeMask &mask);
 
-  /// Makes later calls look for variants with `mask`'s dynamic sizes.
   /// Whether a variant with `mask` for calls of `pattern` can be looked
   /// up: it is, or there is room; `add` adds it.
   bool publishMask(const Key &pattern, const SizeMask &mask, bool add);
