@@ -50,7 +50,16 @@ def softmax_rows(x_ref, o_ref):
 
 
 def stencil(x_ref, o_ref):
-    o_ref[...] = x_ref[2:] - 2 * x_ref[1:-1] + x_ref[:-2]
+    o_ref[1:-1] = x_ref[2:] - 2 * x_ref[1:-1] + x_ref[:-2]
+
+
+def laplacian(x_ref, o_ref):
+    o_ref[1:-1, 1:-1] = (x_ref[2:, 1:-1] + x_ref[:-2, 1:-1] + x_ref[1:-1, 2:]
+                         + x_ref[1:-1, :-2] - 4 * x_ref[1:-1, 1:-1])
+
+
+def differences(x_ref, o_ref):
+    o_ref[...] = x_ref[1:] - x_ref[:-1]
 
 
 def matmul(a_ref, b_ref, o_ref):
@@ -136,9 +145,17 @@ def speed_ratios(quick):
         arrays = [np.random.rand(rows, 1024).astype(np.float32),
                   np.empty((rows, 1024), np.float32)]
         cases.append((f"softmax {rows}x1024 (rows dynamic)", softmax_rows, arrays))
+    for n in ([10_000, 1_000_000] if quick else [1000, 10_000, 1_000_000]):
+        cases.append((f"stencil o[1:-1] = x[2:] - 2x[1:-1] + x[:-2], n={n:,}", stencil,
+                      [np.random.rand(n).astype(np.float32), np.zeros(n, np.float32)]))
+    for side in ([256, 2048] if quick else [64, 256, 2048]):
+        cases.append((f"2-D laplacian {side}x{side + 1}", laplacian,
+                      [np.random.rand(side, side + 1).astype(np.float32),
+                       np.zeros((side, side + 1), np.float32)]))
     n = 1_000_000
-    cases.append((f"stencil n={n:,} (static: slices)", stencil,
-                  [np.random.rand(n).astype(np.float32), np.empty(n - 2, np.float32)]))
+    cases.append((f"differences o = x[1:] - x[:-1], n={n:,} (static: output size is a slice's)",
+                  differences,
+                  [np.random.rand(n).astype(np.float32), np.empty(n - 1, np.float32)]))
     cases.append(("matmul 256x256 (static: matmul)", matmul,
                   [np.random.rand(256, 256).astype(np.float32) for _ in range(3)]))
     results = []

@@ -1,6 +1,7 @@
 //===- Generalize.cpp - one kernel for every size from two traces ---------===//
 
 #include "picokernel/Frontend/Generalize.h"
+#include "SliceSizes.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Support/Defaults.h"
 
@@ -9,6 +10,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::pk;
@@ -21,8 +24,17 @@ namespace {
 bool takesDynamicSizes(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() ||
          isa<KernelOp, ReturnOp, LoadOp, StoreOp, DimOp, BroadcastOp,
-             ConstantOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp>(op);
+             ConstantOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ExtractSliceOp,
+             InsertSliceOp>(op);
 }
+
+/// A slice of dynamic dimensions: per dimension, the size it takes where
+/// that is dynamic, and its first index.
+struct SlicePlan {
+  Operation *op;
+  SmallVector<std::optional<SizeExpr>> sizes;
+  SmallVector<int64_t> starts, steps;
+};
 
 /// An integer or float attribute's value.
 std::optional<double> numberOf(Attribute attr) {
@@ -61,6 +73,23 @@ private:
         return int(k);
     return -1;
   }
+  /// Records that a size of the first trace `x` and of the second `y` is
+  /// `size`. Two different sizes with the same values make the values
+  /// ambiguous: they may differ for other sizes.
+  void learn(int64_t x, int64_t y, SizeExpr size) {
+    auto [it, inserted] = sizesSeen.try_emplace({x, y}, size);
+    if (!inserted && it->second != size)
+      it->second = std::nullopt;
+  }
+  /// The dynamic size that is `x` in the first trace and `y` in the second.
+  std::optional<SizeExpr> sizeFor(int64_t x, int64_t y) const {
+    auto it = sizesSeen.find({x, y});
+    return it == sizesSeen.end() ? std::nullopt : it->second;
+  }
+  /// Dimension `d` of `value` (of the first trace): null where static,
+  /// failure where its size is not known.
+  FailureOr<std::optional<SizeExpr>> sizeOfDim(Value value, int64_t d) const;
+  template <typename SliceOp> LogicalResult compareSlices(SliceOp a, SliceOp b);
   /// Keeps the class of first value `size` static, for `why` (the first
   /// reason is the one given).
   void keepSizeStatic(int64_t size, StringRef why) {
@@ -75,7 +104,10 @@ private:
   LogicalResult compare(Operation *a, Operation *b);
   /// pk.dim of the first parameter with a dimension of class `k`.
   Value sizeOfClass(int k);
+  /// `size` computed from its class's pk.dim.
+  Value sizeValue(const SizeExpr &size);
   void rewriteSizedOps();
+  void rewriteSlices();
 
   ArrayRef<SizeSymbol> symbols;
   std::string &reason;
@@ -89,6 +121,12 @@ private:
   SmallVector<std::pair<Value, Type>> newTypes;
   std::optional<FunctionType> newKernelType;
   llvm::DenseMap<int, Value> classSizes;
+  std::map<SizeExpr, Value> sizeValues;
+  /// Each dynamic size seen, by its values in the two traces.
+  std::map<std::pair<int64_t, int64_t>, std::optional<SizeExpr>> sizesSeen;
+  /// Each value of the first trace's counterpart in the second.
+  llvm::DenseMap<Value, Value> partners;
+  SmallVector<SlicePlan> slices;
 };
 
 FailureOr<SmallVector<int64_t>> Generalizer::mergeShape(ArrayRef<int64_t> a,
@@ -101,8 +139,7 @@ FailureOr<SmallVector<int64_t>> Generalizer::mergeShape(ArrayRef<int64_t> a,
       merged.push_back(x);
       continue;
     }
-    int k = classOf(x);
-    if (k < 0 || symbols[k].second != y)
+    if (!sizeFor(x, y))
       return failure();
     merged.push_back(ShapedType::kDynamic);
   }
@@ -160,14 +197,19 @@ LogicalResult Generalizer::compare(Operation *a, Operation *b) {
     if (idsA.lookup(x) != idsB.lookup(y))
       return fail("its operations depend on the sizes");
 
+  // A slice's bounds were compared first, in run().
+  bool isSlice = isa<ExtractSliceOp, InsertSliceOp>(a);
+
   auto note = [&](Value x, Value y) -> LogicalResult {
     FailureOr<Type> type = merge(x.getType(), y.getType());
     if (failed(type))
       return fail("a size in its '" + name +
-                  "' is computed from the input sizes (a slice, a mean, an "
-                  "indexed size): only sizes equal to an input's can vary");
+                  "' is computed from the input sizes in a way that only "
+                  "some sizes allow (an indexed size, a product, two "
+                  "slices that agree only for these lengths)");
     if (*type != x.getType())
       newTypes.push_back({x, *type});
+    partners[x] = y;
     return success();
   };
   auto number = [](llvm::DenseMap<Value, unsigned> &ids, Value value) {
@@ -199,7 +241,9 @@ LogicalResult Generalizer::compare(Operation *a, Operation *b) {
   for (auto [x, y] : llvm::zip(attrsA, attrsB)) {
     if (x.getName() != y.getName())
       return fail("its operations depend on the sizes");
-    if (x.getValue() == y.getValue())
+    if (x.getValue() == y.getValue() ||
+        (isSlice && llvm::is_contained({"offsets", "sizes", "strides"},
+                                       x.getName().strref())))
       continue;
     auto typeA = dyn_cast<TypeAttr>(x.getValue());
     auto typeB = dyn_cast<TypeAttr>(y.getValue());
@@ -234,6 +278,92 @@ LogicalResult Generalizer::compare(Operation *a, Operation *b) {
   return success();
 }
 
+FailureOr<std::optional<SizeExpr>> Generalizer::sizeOfDim(Value value,
+                                                          int64_t d) const {
+  Value partner = partners.lookup(value);
+  if (!partner)
+    return failure();
+  int64_t x = cast<ShapedType>(value.getType()).getDimSize(d);
+  int64_t y = cast<ShapedType>(partner.getType()).getDimSize(d);
+  if (x == y)
+    return std::optional<SizeExpr>();
+  std::optional<SizeExpr> size = sizeFor(x, y);
+  if (!size)
+    return failure();
+  return size;
+}
+
+template <typename SliceOp>
+LogicalResult Generalizer::compareSlices(SliceOp a, SliceOp b) {
+  auto whole = [](SliceOp op) {
+    if constexpr (std::is_same_v<SliceOp, InsertSliceOp>)
+      return op.getDest();
+    else
+      return op.getSource();
+  };
+  StringRef name = a->getName().getStringRef();
+  ArrayRef<int64_t> fullA = whole(a).getType().getShape();
+  ArrayRef<int64_t> fullB = whole(b).getType().getShape();
+  auto index = a->template getAttrOfType<ArrayAttr>(kIndexAttrName);
+  SlicePlan plan{a, {}, {}, {}};
+  bool dynamic = false;
+  for (auto [d, x, y] : llvm::enumerate(fullA, fullB)) {
+    plan.sizes.emplace_back();
+    plan.starts.push_back(a.getOffsets()[d]);
+    plan.steps.push_back(a.getStrides()[d]);
+    if (x == y) {
+      // A static dimension: the same slice in both traces.
+      if (a.getOffsets()[d] != b.getOffsets()[d] ||
+          a.getSizes()[d] != b.getSizes()[d] ||
+          a.getStrides()[d] != b.getStrides()[d])
+        return fail("the bounds of its '" + name + "' depend on the sizes");
+      continue;
+    }
+    std::optional<SizeExpr> full = sizeFor(x, y);
+    if (!full || !index || index.size() != fullA.size())
+      return fail("a size in its '" + name + "' is not an input's");
+    int cls = full->cls;
+    auto keep = [&](StringRef why) {
+      keepSizeStatic(symbols[cls].first, why);
+      return success();
+    };
+    FailureOr<SliceDimension> dimension = planSliceDimension(index[d], *full);
+    if (failed(dimension))
+      return fail("its '" + name + "' does not follow its index");
+    if (!dimension->size)
+      return keep(dimension->keepStatic);
+    SizeExpr size = *dimension->size;
+    int64_t sizeA = a.getSizes()[d], sizeB = b.getSizes()[d];
+    if (size.at(symbols[cls].first) != sizeA ||
+        size.at(symbols[cls].second) != sizeB ||
+        (sizeA > 0 && a.getOffsets()[d] != dimension->start))
+      return fail("its '" + name + "' does not follow its index");
+    // Equal in both traces (empty, or a step longer than both): the
+    // size may still change, and cannot be told from the traces.
+    if (sizeA == sizeB)
+      return keep("it slices a dimension whose size varies with a step "
+                  "too long (or a start too late) to tell its length");
+    learn(sizeA, sizeB, size);
+    plan.sizes.back() = size;
+    plan.starts.back() = dimension->start;
+    plan.steps.back() = dimension->step;
+    dynamic = true;
+  }
+  if (!dynamic)
+    return success();
+  // The value inserted must have the slice's sizes for every size.
+  if constexpr (std::is_same_v<SliceOp, InsertSliceOp>) {
+    ArrayRef<int64_t> inserted = a.getSource().getType().getShape();
+    ArrayRef<int64_t> insertedB = b.getSource().getType().getShape();
+    for (auto [x, y] : llvm::zip(inserted, insertedB))
+      if (x != y && !sizeFor(x, y))
+        return fail("the value stored to a slice matches its size only for "
+                    "some lengths");
+  }
+  slices.push_back(std::move(plan));
+  return success();
+}
+
 Value Generalizer::sizeOfClass(int k) {
   if (Value size = classSizes.lookup(k))
     return size;
@@ -252,30 +382,76 @@ Value Generalizer::sizeOfClass(int k) {
   llvm_unreachable("every size class is some parameter's size");
 }
 
+Value Generalizer::sizeValue(const SizeExpr &size) {
+  Value n = sizeOfClass(size.cls);
+  if (size.offset == 0 && size.step == 1)
+    return n;
+  if (Value value = sizeValues[size])
+    return value;
+  OpBuilder builder(kernel.getContext());
+  builder.setInsertionPointAfter(n.getDefiningOp());
+  Value value =
+      SliceSizeOp::create(builder, kernel.getLoc(), n, size.offset, size.step);
+  sizeValues[size] = value;
+  return value;
+}
+
+void Generalizer::rewriteSlices() {
+  for (SlicePlan &plan : slices) {
+    SmallVector<int64_t> offsets, sizes;
+    SmallVector<Value> dynamicSizes;
+    auto original = [&](auto op) {
+      offsets.assign(op.getOffsets().begin(), op.getOffsets().end());
+      sizes.assign(op.getSizes().begin(), op.getSizes().end());
+    };
+    if (auto extract = dyn_cast<ExtractSliceOp>(plan.op))
+      original(extract);
+    else
+      original(cast<InsertSliceOp>(plan.op));
+    for (auto [d, size] : llvm::enumerate(plan.sizes)) {
+      if (!size)
+        continue;
+      offsets[d] = plan.starts[d];
+      sizes[d] = ShapedType::kDynamic;
+      dynamicSizes.push_back(sizeValue(*size));
+    }
+    auto rewrite = [&](auto op) {
+      op.setOffsets(offsets);
+      op.setSizes(sizes);
+      op.setStrides(plan.steps);
+      op.getDynamicSizesMutable().assign(dynamicSizes);
+    };
+    if (auto extract = dyn_cast<ExtractSliceOp>(plan.op))
+      rewrite(extract);
+    else
+      rewrite(cast<InsertSliceOp>(plan.op));
+  }
+}
+
 void Generalizer::rewriteSizedOps() {
-  // The sizes of the dynamic dimensions of `original`, once dynamic.
-  auto sizesFor = [&](ArrayRef<int64_t> original, RankedTensorType merged) {
-    SmallVector<Value> sizes;
-    for (auto [size, mergedSize] : llvm::zip(original, merged.getShape()))
-      if (ShapedType::isDynamic(mergedSize))
-        sizes.push_back(sizeOfClass(classOf(size)));
-    return sizes;
-  };
-  SmallVector<std::pair<Operation *, SmallVector<int64_t>>> sized;
-  for (auto [value, type] : newTypes)
-    if (Operation *op = value.getDefiningOp();
-        op && isa<BroadcastOp, ConstantOp>(op))
-      sized.push_back(
-          {op, SmallVector<int64_t>(
-                   cast<RankedTensorType>(value.getType()).getShape())});
+  // Broadcasts and splats take their dynamic sizes as operands: which
+  // ones is read before the types change.
+  SmallVector<std::pair<Operation *, SmallVector<SizeExpr>>> sized;
+  for (auto [value, type] : newTypes) {
+    Operation *op = value.getDefiningOp();
+    if (!op || !isa<BroadcastOp, ConstantOp>(op))
+      continue;
+    SmallVector<SizeExpr> sizes;
+    for (int64_t d = 0; d < cast<RankedTensorType>(type).getRank(); ++d)
+      if (std::optional<SizeExpr> size = *sizeOfDim(value, d))
+        sizes.push_back(*size);
+    sized.push_back({op, std::move(sizes)});
+  }
   for (auto [value, type] : newTypes)
     value.setType(type);
   if (newKernelType)
     kernel.setFunctionType(*newKernelType);
 
-  for (auto &[op, original] : sized) {
+  for (auto &[op, sizeExprs] : sized) {
     auto merged = cast<RankedTensorType>(op->getResult(0).getType());
-    SmallVector<Value> sizes = sizesFor(original, merged);
+    SmallVector<Value> sizes;
+    for (const SizeExpr &size : sizeExprs)
+      sizes.push_back(sizeValue(size));
     if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
       broadcast.getSizesMutable().assign(sizes);
       continue;
@@ -302,6 +478,21 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
       [&](Operation *op) { opsB.push_back(op); });
   if (opsA.size() != opsB.size())
     return fail("its operations depend on the sizes");
+  for (auto [k, symbol] : llvm::enumerate(symbols))
+    learn(symbol.first, symbol.second, SizeExpr{int(k), 0, 1});
+  // Slices first: their sizes are known before the values of those sizes
+  // (a scalar broadcast to a slice) are met.
+  for (auto [a, b] : llvm::zip(opsA, opsB)) {
+    if (a->getName() != b->getName())
+      return fail("its operations depend on the sizes");
+    LogicalResult compared = success();
+    if (auto slice = dyn_cast<ExtractSliceOp>(a))
+      compared = compareSlices(slice, cast<ExtractSliceOp>(b));
+    else if (auto slice = dyn_cast<InsertSliceOp>(a))
+      compared = compareSlices(slice, cast<InsertSliceOp>(b));
+    if (failed(compared))
+      return failure();
+  }
   for (auto [a, b] : llvm::zip(opsA, opsB))
     if (failed(compare(a, b)))
       return failure();
@@ -320,7 +511,30 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
     Type type = merged.lookup(value);
     return type ? type : value.getType();
   };
+  // The first size of dimension d of `value`'s class, where dynamic.
+  auto classSize = [&](Value value, int64_t d) -> std::optional<int64_t> {
+    FailureOr<std::optional<SizeExpr>> size = sizeOfDim(value, d);
+    if (failed(size) || !*size)
+      return std::nullopt;
+    return symbols[(*size)->cls].first;
+  };
   for (Operation *op : opsA) {
+    // A max or min over a slice that may be empty has no value (NumPy
+    // raises): such sizes stay static.
+    if (isa<ReduceMaxOp, ReduceMinOp>(op)) {
+      Value operand = op->getOperand(0);
+      for (int64_t d = 0;
+           d < cast<RankedTensorType>(operand.getType()).getRank(); ++d) {
+        FailureOr<std::optional<SizeExpr>> size = sizeOfDim(operand, d);
+        bool reduced = isa<ReduceMaxOp>(op)
+                           ? cast<ReduceMaxOp>(op).isReduced(d)
+                           : cast<ReduceMinOp>(op).isReduced(d);
+        if (reduced && succeeded(size) && *size && (*size)->offset > 0)
+          keepSizeStatic(symbols[(*size)->cls].first,
+                         "it takes a max or min over a slice that is empty "
+                         "for some sizes");
+      }
+    }
     // Long sums are blocked (pairwise, in parallel) by their length, as
     // NumPy's are: a sum over a dynamic dimension would lose that.
     // The blocks are split for static shapes only: a sum long enough to
@@ -335,13 +549,14 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
               size > splitFrom ? splitFrom : std::min(length * size, splitFrom);
       bool split = length >= splitFrom;
       for (auto [d, size] : llvm::enumerate(shape))
-        if (ShapedType::isDynamic(size) && (sum.isReduced(d) || split))
-          keepSizeStatic(first[d], sum.isReduced(d)
-                                       ? "it sums over a dimension whose size "
-                                         "varies (a sum is blocked by its "
-                                         "length, for NumPy's accuracy)"
-                                       : "it sums long rows (blocked by "
-                                         "their length) whose count varies");
+        if (std::optional<int64_t> n = classSize(sum.getOperand(), d);
+            n && ShapedType::isDynamic(size) && (sum.isReduced(d) || split))
+          keepSizeStatic(*n, sum.isReduced(d)
+                                 ? "it sums over a dimension whose size "
+                                   "varies (a sum is blocked by its "
+                                   "length, for NumPy's accuracy)"
+                                 : "it sums long rows (blocked by "
+                                   "their length) whose count varies");
     }
     if (takesDynamicSizes(op))
       continue;
@@ -357,10 +572,19 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
   if (!keepStatic.empty())
     return fail(keepStaticReason);
   rewriteSizedOps();
+  rewriteSlices();
+  dropRecordedIndices(traced);
   return success();
 }
 
 } // namespace
+
+void dropRecordedIndices(ModuleOp module) {
+  module.walk([](Operation *op) {
+    if (isa<ExtractSliceOp, InsertSliceOp>(op))
+      op->removeAttr(kIndexAttrName);
+  });
+}
 
 LogicalResult generalizeSizes(ModuleOp traced, ModuleOp perturbed,
                               ArrayRef<SizeSymbol> symbols, std::string &reason,

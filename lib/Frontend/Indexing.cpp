@@ -2,6 +2,8 @@
 
 #include "OpBuilders.h"
 
+#include "picokernel/Frontend/Generalize.h"
+
 namespace pk {
 namespace detail {
 
@@ -65,14 +67,39 @@ ResolvedIndex resolveIndex(const Shape &shape, const Index &index,
   return resolved;
 }
 
+void recordIndex(mlir::Operation *slice, const std::vector<IndexItem> &items,
+                 size_t rank) {
+  mlir::Builder builder(slice->getContext());
+  auto bound = [&](std::optional<int64_t> value) -> mlir::Attribute {
+    if (!value)
+      return builder.getUnitAttr();
+    return builder.getI64IntegerAttr(*value);
+  };
+  llvm::SmallVector<mlir::Attribute> dims;
+  for (size_t axis = 0; axis < rank; ++axis) {
+    IndexItem item = axis < items.size() ? items[axis] : IndexItem(all);
+    if (item.isPosition()) {
+      dims.push_back(builder.getI64IntegerAttr(item.getPosition()));
+      continue;
+    }
+    const Slice &range = item.getSlice();
+    dims.push_back(
+        builder.getArrayAttr({bound(range.start), bound(range.stop),
+                              builder.getI64IntegerAttr(range.step)}));
+  }
+  slice->setAttr(kIndexAttrName, builder.getArrayAttr(dims));
+}
+
 mlir::Value buildSlice(mlir::OpBuilder &builder, const Operand &value,
                        const Index &index) {
   mlir::Value source = value.getValue().ir();
   ResolvedIndex part = resolveIndex(shapeOf(source), index, "indexing");
-  return mlir::pk::ExtractSliceOp::create(
+  auto slice = mlir::pk::ExtractSliceOp::create(
       builder, location(builder, index.where),
       tensorType(builder, part.shape, dtypeOf(source)), source, part.offsets,
       part.sizes, part.strides);
+  recordIndex(slice, index.items, part.offsets.size());
+  return slice;
 }
 
 Operand withShape(mlir::OpBuilder &builder, const Operand &value,
@@ -86,10 +113,11 @@ Operand withShape(mlir::OpBuilder &builder, const Operand &value,
   Shape sourceShape = shapeOf(source);
   size_t rank = sourceShape.size();
   llvm::SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
-  mlir::Value part = mlir::pk::ExtractSliceOp::create(
+  auto part = mlir::pk::ExtractSliceOp::create(
       builder, location(builder, value.where()),
       tensorType(builder, shape, dtypeOf(source)), source, offsets, sourceShape,
       strides);
+  recordIndex(part, {}, rank);
   return Operand(wrap(part), value.where());
 }
 

@@ -188,6 +188,13 @@ struct ResolvedIndex {
 ResolvedIndex resolveIndex(const Shape &shape, const Index &index,
                            const std::string &op);
 
+/// `index` as the user wrote it, one entry per dimension of an array of
+/// rank `rank`, for the slice op built from it (Generalize.h): the
+/// resolved offsets and sizes no longer say which bounds count from the
+/// end, which a kernel for dynamic sizes needs.
+void recordIndex(mlir::Operation *slice, const std::vector<IndexItem> &items,
+                 size_t rank);
+
 /// `value[index]`.
 mlir::Value buildSlice(mlir::OpBuilder &builder, const Operand &value,
                        const Index &index);

@@ -10,6 +10,8 @@
 
 #include "TraceState.h"
 
+#include "picokernel/Frontend/Generalize.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -415,8 +417,11 @@ bool Tracer::readSizes() const {
   return state->sizesRead || detail::traceErrorsReported() != errorsAtStart;
 }
 
-mlir::OwningOpRef<mlir::ModuleOp> Tracer::finish() {
-  return state->finish(location);
+mlir::OwningOpRef<mlir::ModuleOp> Tracer::finish(bool forGeneralizing) {
+  mlir::OwningOpRef<mlir::ModuleOp> module = state->finish(location);
+  if (!forGeneralizing)
+    dropRecordedIndices(*module);
+  return module;
 }
 
 void Tracer::abandon() { state->abandon(); }

@@ -166,9 +166,10 @@ void TraceState::store(unsigned ref, const Index &index, const Operand &value) {
   mlir::Location loc = location(builder, value.where());
   mlir::Value contents = mlir::pk::LoadOp::create(
       builder, loc, refType(ref).getTensorType(), refValue(ref));
-  mlir::Value updated = mlir::pk::InsertSliceOp::create(
+  auto updated = mlir::pk::InsertSliceOp::create(
       builder, loc, contents.getType(), stored, contents, part.offsets,
       part.sizes, part.strides);
+  recordIndex(updated, index.items, refShape.size());
   mlir::pk::StoreOp::create(builder, loc, updated, refValue(ref));
   hasStore = true;
 }

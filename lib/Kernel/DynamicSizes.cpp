@@ -100,7 +100,8 @@ DynamicTrace KernelCache::traceDynamic(const Signature &real,
   auto traces = [&](const Signature &other,
                     mlir::OwningOpRef<mlir::ModuleOp> *module) {
     try {
-      mlir::OwningOpRef<mlir::ModuleOp> traced = traceFor(other, context);
+      mlir::OwningOpRef<mlir::ModuleOp> traced =
+          traceFor(other, context, nullptr, /*forGeneralizing=*/true);
       if (module)
         *module = std::move(traced);
       return true;
@@ -115,7 +116,7 @@ DynamicTrace KernelCache::traceDynamic(const Signature &real,
     }
   };
   bool readSizes = false;
-  result.module = traceFor(real, context, &readSizes);
+  result.module = traceFor(real, context, &readSizes, /*forGeneralizing=*/true);
   mlir::OwningOpRef<mlir::ModuleOp> otherModule;
   if (readSizes) {
     result.whyStatic = "its code reads the sizes (.shape, len()) or goes on "

@@ -31,7 +31,7 @@ bool logCompiles() {
 
 mlir::OwningOpRef<mlir::ModuleOp>
 KernelCache::traceFor(const Signature &signature, mlir::MLIRContext &context,
-                      bool *readSizes) const {
+                      bool *readSizes, bool forGeneralizing) const {
   Tracer tracer(context, name, signature, SourceLoc{name, 0, 0});
   try {
     body(tracer.refs());
@@ -41,7 +41,7 @@ KernelCache::traceFor(const Signature &signature, mlir::MLIRContext &context,
   }
   if (readSizes)
     *readSizes = tracer.readSizes();
-  return tracer.finish();
+  return tracer.finish(forGeneralizing);
 }
 
 void KernelCache::logCompile(const Signature &sig,

@@ -97,10 +97,12 @@ public:
     return signature;
   }
 
+  /// The traced module; `forGeneralizing` keeps the indices the tracer
+  /// records for generalizeSizes (Frontend/Generalize.h).
   mlir::OwningOpRef<mlir::ModuleOp>
   traceFor(const Signature &signature,
            mlir::MLIRContext &context = defaultContext(),
-           bool *readSizes = nullptr) const;
+           bool *readSizes = nullptr, bool forGeneralizing = false) const;
 
   /// Traces the kernel for `arrays` and again with the sizes `mask` marks
   /// changed (`sizes`: the distinct ones, one class each) and generalizes

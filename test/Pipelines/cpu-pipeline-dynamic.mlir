@@ -40,3 +40,31 @@ pk.kernel @row_max(%x: !pk.ref<?x1024xf32>, %o: !pk.ref<?xf32>) {
   pk.store %1, %o : tensor<?xf32> -> !pk.ref<?xf32>
   pk.return
 }
+
+// A stencil over a dimension that varies: the slices are subviews of the
+// caller's buffers, computed straight into o's (no allocation), for a
+// size n - 2 clamped at 0.
+// BUF-LABEL: func.func @stencil
+// BUF-NOT: memref.alloc
+// BUF: %[[N:.*]] = memref.dim %arg0
+// BUF: %[[M:.*]] = arith.maxsi
+// BUF-DAG: %[[L:.*]] = memref.subview %arg0[0] [%[[M]]] [1]
+// BUF-DAG: %[[R:.*]] = memref.subview %arg0[2] [%[[M]]] [1]
+// BUF-DAG: %[[O:.*]] = memref.subview %arg1[1] [%[[M]]] [1]
+// BUF-NOT: memref.alloc
+// BUF: linalg.generic {{.*}} ins(%[[L]], %[[R]] : {{.*}}) outs(%[[O]] : {{.*}})
+// BUF-NOT: memref.alloc
+// BUF: return
+// CHECK-LABEL: llvm.func @stencil
+pk.kernel @stencil(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 2 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %l = pk.extract_slice %v offsets [0] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %r = pk.extract_slice %v offsets [2] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %s = pk.add %l, %r : tensor<?xf32>
+  %w = pk.load %o : !pk.ref<?xf32> -> tensor<?xf32>
+  %i = pk.insert_slice %s into %w offsets [1] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %i, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}

@@ -16,12 +16,22 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <string>
 #include <utility>
 
 namespace pk {
+
+/// The attribute with which the tracer records each slice's index as the
+/// user wrote it (an integer, or [start, stop, step] with unit for a
+/// missing bound, per dimension): whether a bound counts from the end
+/// decides how a slice of a dynamic size is computed.
+inline constexpr llvm::StringLiteral kIndexAttrName = "pk.index";
+
+/// Removes the recorded indices from a module that is not generalized.
+void dropRecordedIndices(mlir::ModuleOp module);
 
 /// An input size that becomes dynamic: its value in the first trace and in
 /// the second. Every pair's values are distinct from every other pair's.

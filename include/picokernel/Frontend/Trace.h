@@ -479,8 +479,9 @@ public:
   const std::vector<Ref> &refs() const { return parameters; }
   /// Ends the trace: checks that the kernel stores, removes unused values,
   /// verifies the kernel and hands over the module. Values and refs of this
-  /// trace cannot be used afterwards.
-  mlir::OwningOpRef<mlir::ModuleOp> finish();
+  /// trace cannot be used afterwards. `forGeneralizing` keeps the indices
+  /// recorded for generalizeSizes (Generalize.h) on the slices.
+  mlir::OwningOpRef<mlir::ModuleOp> finish(bool forGeneralizing = false);
   /// Ends the trace without a result (the kernel raised); idempotent.
   void abandon();
   /// Whether the kernel's code has read a size (Value::shape, Ref::shape)

@@ -3,7 +3,9 @@
 #include "PkToLinalgPatterns.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineMap.h"
 
 using namespace mlir;
@@ -39,16 +41,21 @@ struct ForwardSlice {
   }
 };
 
-template <typename SliceOp>
-ForwardSlice forwardSlice(Builder &builder, SliceOp op,
+/// `op`'s forward slice; `adaptor` gives its dynamic sizes.
+template <typename SliceOp, typename Adaptor>
+ForwardSlice forwardSlice(Builder &builder, SliceOp op, Adaptor adaptor,
                           RankedTensorType sliceType) {
   ForwardSlice slice;
+  SmallVector<OpFoldResult> mixedSizes =
+      getMixedValues(op.getSizes(), adaptor.getDynamicSizes(), builder);
   ArrayRef<int64_t> sliceShape = sliceType.getShape();
   size_t kept = 0;
   ReassociationIndices pending;
-  for (auto [d, offset, size, stride] :
-       llvm::enumerate(op.getOffsets(), op.getSizes(), op.getStrides())) {
-    bool backwards = stride < 0 && size > 0;
+  for (auto [d, offset, size, stride, mixedSize] : llvm::enumerate(
+           op.getOffsets(), op.getSizes(), op.getStrides(), mixedSizes)) {
+    // Dynamic sizes walk forwards (the verifier checks it).
+    bool dynamic = ShapedType::isDynamic(size);
+    bool backwards = !dynamic && stride < 0 && size > 0;
     pending.push_back(d);
     // Same greedy matching of kept dimensions as the verifier.
     if (kept < sliceShape.size() && sliceShape[kept] == size) {
@@ -56,6 +63,12 @@ ForwardSlice forwardSlice(Builder &builder, SliceOp op,
       slice.reassociation.push_back(pending);
       pending.clear();
       ++kept;
+    }
+    if (dynamic) {
+      slice.offsets.push_back(builder.getIndexAttr(offset));
+      slice.sizes.push_back(mixedSize);
+      slice.strides.push_back(builder.getIndexAttr(stride));
+      continue;
     }
     // An empty slice may start anywhere in pk; tensor slices want bounds.
     int64_t first = size == 0   ? 0
@@ -99,7 +112,7 @@ struct ExtractSliceLowering : public OpConversionPattern<ExtractSliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    ForwardSlice slice = forwardSlice(rewriter, op, resultType);
+    ForwardSlice slice = forwardSlice(rewriter, op, adaptor, resultType);
     Value result = tensor::ExtractSliceOp::create(
         rewriter, loc, slice.fullType, adaptor.getSource(), slice.offsets,
         slice.sizes, slice.strides);
@@ -120,7 +133,8 @@ struct InsertSliceLowering : public OpConversionPattern<InsertSliceOp> {
   matchAndRewrite(InsertSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    ForwardSlice slice = forwardSlice(rewriter, op, op.getSource().getType());
+    ForwardSlice slice =
+        forwardSlice(rewriter, op, adaptor, op.getSource().getType());
     Value source = adaptor.getSource();
     if (slice.anyReversed())
       source = reverseDimensions(rewriter, loc, source, slice.reversedSizes);
@@ -134,10 +148,33 @@ struct InsertSliceLowering : public OpConversionPattern<InsertSliceOp> {
   }
 };
 
+/// max(0, ceil((size - offset) / step)) in index arithmetic.
+struct SliceSizeLowering : public OpConversionPattern<SliceSizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SliceSizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto constant = [&](int64_t value) {
+      return arith::ConstantIndexOp::create(rewriter, loc, value).getResult();
+    };
+    Value size = adaptor.getSize();
+    if (op.getOffset() != 0)
+      size =
+          arith::SubIOp::create(rewriter, loc, size, constant(op.getOffset()));
+    if (op.getStep() != 1)
+      size = arith::CeilDivSIOp::create(rewriter, loc, size,
+                                        constant(op.getStep()));
+    rewriter.replaceOpWithNewOp<arith::MaxSIOp>(op, size, constant(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::pk::populatePkSliceConversionPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns) {
-  patterns.add<ExtractSliceLowering, InsertSliceLowering>(
+  patterns.add<ExtractSliceLowering, InsertSliceLowering, SliceSizeLowering>(
       typeConverter, patterns.getContext());
 }

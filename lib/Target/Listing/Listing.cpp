@@ -2,6 +2,7 @@
 
 #include "picokernel/Target/Listing.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -79,19 +80,28 @@ void printElements(ElementsAttr value, llvm::raw_ostream &os) {
   os << "]";
 }
 
-/// A slice in Python's notation: `[1:3, ::2, 3::-1]`.
-void printSlice(ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
-                ArrayRef<int64_t> strides, llvm::raw_ostream &os) {
+/// A slice in Python's notation: `[1:3, ::2, 3::-1]`; a dynamic size is
+/// the value's name (`[1:1+v2]`).
+void printSlice(ArrayRef<int64_t> offsets, ArrayRef<OpFoldResult> sizes,
+                ArrayRef<int64_t> strides,
+                const llvm::DenseMap<Value, std::string> &names,
+                llvm::raw_ostream &os) {
   os << "[";
   for (auto [d, offset, size, stride] :
        llvm::enumerate(offsets, sizes, strides)) {
     if (d)
       os << ", ";
-    int64_t stop = offset + size * stride;
+    std::optional<int64_t> count = getConstantIntValue(size);
     os << offset << ":";
-    // A backwards slice that runs to the start has no stop in Python.
-    if (stop >= 0)
-      os << stop;
+    if (count) {
+      int64_t stop = offset + *count * stride;
+      // A backwards slice that runs to the start has no stop in Python.
+      if (stop >= 0)
+        os << stop;
+    } else {
+      os << offset << "+" << names.lookup(cast<Value>(size))
+         << (stride != 1 ? "*" + std::to_string(stride) : "");
+    }
     if (stride != 1)
       os << ":" << stride;
   }
@@ -139,17 +149,22 @@ void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
           os << "LOAD [" << names.lookup(load.getRef()) << "]()";
         })
         .Case([&](ExtractSliceOp slice) {
-          os << "SLICE(" << operands(op) << ")";
-          printSlice(slice.getOffsets(), slice.getSizes(), slice.getStrides(),
-                     os);
+          os << "SLICE(" << names.lookup(slice.getSource()) << ")";
+          printSlice(slice.getOffsets(), slice.getMixedSizes(),
+                     slice.getStrides(), names, os);
         })
         .Case([&](InsertSliceOp insert) {
-          os << "INSERT_SLICE(" << operands(op) << ")";
-          printSlice(insert.getOffsets(), insert.getSizes(),
-                     insert.getStrides(), os);
+          os << "INSERT_SLICE(" << names.lookup(insert.getSource()) << ", "
+             << names.lookup(insert.getDest()) << ")";
+          printSlice(insert.getOffsets(), insert.getMixedSizes(),
+                     insert.getStrides(), names, os);
         })
         .Case([&](DimOp dim) {
           os << "DIM(" << operands(op) << ")[" << dim.getIndex() << "]";
+        })
+        .Case([&](SliceSizeOp size) {
+          os << "SLICE_SIZE(" << operands(op) << ")[" << size.getOffset()
+             << "::" << size.getStep() << "]";
         })
         .Case([&](ConstantOp constant) {
           os << "CONST(";

@@ -62,3 +62,27 @@ pk.kernel @empty(%x: !pk.ref<4xf32>, %o: !pk.ref<0xf32>) {
   pk.store %1, %o : tensor<0xf32> -> !pk.ref<0xf32>
   pk.return
 }
+
+// -----
+
+// A slice of a dimension that varies: pk.slice_size is index arithmetic,
+// max(0, ceil((n - offset) / step)), and the tensor slices take it as
+// their size.
+// CHECK-LABEL: func.func @dynamic_stencil
+// CHECK: %[[N:.*]] = memref.dim %arg0, %{{.*}} : memref<?xf32>
+// CHECK: %[[D:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK: %[[C:.*]] = arith.ceildivsi %[[D]], %{{.*}} : index
+// CHECK: %[[M:.*]] = arith.maxsi %[[C]], %{{.*}} : index
+// CHECK: %[[S:.*]] = tensor.extract_slice %{{.*}}[1] [%[[M]]] [2] : tensor<?xf32> to tensor<?xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[1] [%[[M]]] [2] : tensor<?xf32> into tensor<?xf32>
+pk.kernel @dynamic_stencil(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 1 step 2
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %s = pk.extract_slice %v offsets [1] sizes [%m] strides [2] : tensor<?xf32> -> tensor<?xf32>
+  %t = pk.neg %s : tensor<?xf32>
+  %w = pk.load %o : !pk.ref<?xf32> -> tensor<?xf32>
+  %i = pk.insert_slice %t into %w offsets [1] sizes [%m] strides [2] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %i, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}

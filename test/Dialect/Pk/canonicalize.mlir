@@ -288,3 +288,20 @@ pk.kernel @remainder_by_zero(%x: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
   pk.store %2, %o : tensor<4xf32> -> !pk.ref<4xf32>
   pk.return
 }
+
+// -----
+
+// Counting every index from 0 is the size itself.
+// CHECK-LABEL: pk.kernel @whole_slice_size
+// CHECK: %[[N:.*]] = pk.dim
+// CHECK-NOT: pk.slice_size
+// CHECK: pk.extract_slice %{{.*}} offsets [0] sizes [%[[N]]] strides [1]
+pk.kernel @whole_slice_size(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 0 step 1
+  %0 = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %1 = pk.extract_slice %0 offsets [0] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %2 = pk.exp %1 : tensor<?xf32>
+  pk.store %2, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}

@@ -306,9 +306,103 @@ pk.kernel @dim_out_of_range(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
 
 // -----
 
-func.func @slice_of_dynamic_dimension(%x: tensor<?xf32>) {
-  // expected-error@+1 {{'pk.extract_slice' op dimension 0 of the array is dynamic: slices need static sizes}}
-  %0 = pk.extract_slice %x offsets [0] sizes [2] strides [1] : tensor<?xf32> -> tensor<2xf32>
+func.func @dynamic_slice_backwards(%x: tensor<?xf32>, %n: index) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 has a dynamic size: it must walk forwards}}
+  %0 = pk.extract_slice %x offsets [4] sizes [%n] strides [-1] : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_slice_before_the_start(%x: tensor<?xf32>, %n: index) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 starts at index -1, before the array}}
+  %0 = pk.extract_slice %x offsets [-1] sizes [%n] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_slice_values(%x: tensor<?xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op needs one value per dynamic size, got 0}}
+  %0 = "pk.extract_slice"(%x) <{offsets = array<i64: 0>, sizes = array<i64: -9223372036854775808>, strides = array<i64: 1>}> : (tensor<?xf32>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_slice_offset(%x: tensor<?xf32>, %n: index) {
+  // expected-error@+1 {{'pk.extract_slice' op offset of dimension 0 is dynamic: offsets are constants}}
+  %0 = "pk.extract_slice"(%x, %n) <{offsets = array<i64: -9223372036854775808>, sizes = array<i64: -9223372036854775808>, strides = array<i64: 1>}> : (tensor<?xf32>, index) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @fixed_slice_of_dynamic_dimension(%x: tensor<?xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 takes 4 elements of a dimension whose size varies: its size must be computed from that dimension's (pk.dim, pk.slice_size)}}
+  %0 = pk.extract_slice %x offsets [0] sizes [4] strides [1] : tensor<?xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_slice_of_static_dimension(%x: tensor<8xf32>, %n: index) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 has 8 elements: its slice size must be a constant}}
+  %0 = pk.extract_slice %x offsets [0] sizes [%n] strides [1] : tensor<8xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// x[3:] of n elements has max(0, n - 3), not n - 2, elements.
+pk.kernel @dynamic_slice_past_the_end(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 2 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 may read outside the array for some sizes: its count (of the indices from 2, 1 apart, of a size the caller gives) must count no more than the slice has room for (indices from at least 3, at least 1 apart)}}
+  %s = pk.extract_slice %v offsets [3] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %w = pk.load %o : !pk.ref<?xf32> -> tensor<?xf32>
+  %i = pk.insert_slice %s into %w offsets [0] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %i, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}
+
+// -----
+
+// o[...] = x[1:] holds only when o has one element less than x: a relation
+// between two sizes the caller gives, which no entry point checks.
+pk.kernel @slice_size_of_a_parameter(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  // expected-error@+1 {{'pk.slice_size' op computes a size (from offset 1, 1 apart, of a size the caller gives) that must equal a size the caller gives: they agree for some sizes only, and no caller could be checked}}
+  %m = pk.slice_size %n offset 1 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %s = pk.extract_slice %v offsets [1] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %s, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}
+
+// -----
+
+pk.kernel @slices_computed_differently(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %a = pk.slice_size %n offset 1 step 1
+  // expected-error@+1 {{'pk.slice_size' op computes a size (from offset 0, 2 apart, of a size the caller gives) that must equal a size computed differently: they agree for some sizes only, and no caller could be checked}}
+  %b = pk.slice_size %n offset 0 step 2
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %s = pk.extract_slice %v offsets [1] sizes [%a] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %t = pk.extract_slice %v offsets [0] sizes [%b] strides [2] : tensor<?xf32> -> tensor<?xf32>
+  %u = pk.add %s, %t : tensor<?xf32>
+  %w = pk.load %o : !pk.ref<?xf32> -> tensor<?xf32>
+  %i = pk.insert_slice %u into %w offsets [1] sizes [%a] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %i, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}
+
+// -----
+
+func.func @dynamic_insert_slice_shape(%v: tensor<4xf32>, %o: tensor<?xf32>, %n: index) {
+  // expected-error@+1 {{'pk.insert_slice' op the inserted shape (4,) is not the slice sizes (?,) with some dimensions of size 1 dropped}}
+  %0 = pk.insert_slice %v into %o offsets [1] sizes [%n] strides [1] : tensor<4xf32> -> tensor<?xf32>
   return
 }
 
@@ -586,4 +680,26 @@ func.func @insert_out_of_bounds(%v: tensor<2xf32>, %o: tensor<4xf32>) {
   // expected-error@+1 {{'pk.insert_slice' op dimension 0 reads 2 elements from index 3 with stride 1, outside the 4 elements of the array}}
   %0 = pk.insert_slice %v into %o offsets [3] sizes [2] strides [1] : tensor<2xf32> -> tensor<4xf32>
   return
+}
+
+// -----
+
+pk.kernel @slice_size_backwards(%x: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  // expected-error@+1 {{'pk.slice_size' op step -1 must be positive: the slice walks forwards}}
+  %m = pk.slice_size %n offset 0 step -1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  pk.store %v, %x : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}
+
+// -----
+
+pk.kernel @slice_size_before_the_start(%x: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  // expected-error@+1 {{'pk.slice_size' op offset -2 is negative: a slice starts inside its array}}
+  %m = pk.slice_size %n offset -2 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  pk.store %v, %x : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
 }

@@ -304,3 +304,29 @@ pk.kernel @dynamic(%x: !pk.ref<?x4xf32>, %o: !pk.ref<?x4xf32>) {
   pk.store %6, %o : tensor<?x4xf32> -> !pk.ref<?x4xf32>
   pk.return
 }
+
+// Slices of dimensions that vary: a constant offset, a size computed by
+// pk.slice_size from the size sliced (x[1:-1], x[::2]).
+// CHECK-LABEL: pk.kernel @dynamic_slices
+// CHECK: %[[N:.*]] = pk.dim %{{.*}}[0] : !pk.ref<?x4xf32>
+// CHECK: %[[M:.*]] = pk.slice_size %[[N]] offset 2 step 1
+// CHECK: %[[H:.*]] = pk.slice_size %[[N]] offset 0 step 2
+// CHECK: pk.extract_slice %{{.*}} offsets [1, 0] sizes [%[[M]], 4] strides [1, 1] : tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK: pk.extract_slice %{{.*}} offsets [0, 1] sizes [%[[H]], 1] strides [2, 1] : tensor<?x4xf32> -> tensor<?xf32>
+// CHECK: pk.insert_slice %{{.*}} into %{{.*}} offsets [1, 0] sizes [%[[M]], 4] strides [1, 1] : tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK: pk.insert_slice %{{.*}} into %{{.*}} offsets [0, 1] sizes [%[[H]], 1] strides [2, 1] : tensor<?xf32> -> tensor<?x4xf32>
+pk.kernel @dynamic_slices(%x: !pk.ref<?x4xf32>, %o: !pk.ref<?x4xf32>, %p: !pk.ref<?x4xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?x4xf32>
+  %m = pk.slice_size %n offset 2 step 1
+  %h = pk.slice_size %n offset 0 step 2
+  %0 = pk.load %x : !pk.ref<?x4xf32> -> tensor<?x4xf32>
+  %1 = pk.extract_slice %0 offsets [1, 0] sizes [%m, 4] strides [1, 1] : tensor<?x4xf32> -> tensor<?x4xf32>
+  %2 = pk.extract_slice %0 offsets [0, 1] sizes [%h, 1] strides [2, 1] : tensor<?x4xf32> -> tensor<?xf32>
+  %3 = pk.load %o : !pk.ref<?x4xf32> -> tensor<?x4xf32>
+  %4 = pk.insert_slice %1 into %3 offsets [1, 0] sizes [%m, 4] strides [1, 1] : tensor<?x4xf32> -> tensor<?x4xf32>
+  pk.store %4, %o : tensor<?x4xf32> -> !pk.ref<?x4xf32>
+  %5 = pk.load %p : !pk.ref<?x4xf32> -> tensor<?x4xf32>
+  %6 = pk.insert_slice %2 into %5 offsets [0, 1] sizes [%h, 1] strides [2, 1] : tensor<?xf32> -> tensor<?x4xf32>
+  pk.store %6, %p : tensor<?x4xf32> -> !pk.ref<?x4xf32>
+  pk.return
+}

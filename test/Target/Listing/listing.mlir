@@ -82,3 +82,27 @@ pk.kernel @dynamic(%x: !pk.ref<?x4xf32> loc("x"), %o: !pk.ref<?x4xf32> loc("o"))
   pk.store %3, %o : tensor<?x4xf32> -> !pk.ref<?x4xf32>
   pk.return
 }
+
+// A slice of a dimension that varies counts its elements from the size.
+// CHECK-LABEL: kernel stencil(arg0, arg1):
+// CHECK-NEXT:   v0<index> = DIM(arg0)[0]
+// CHECK-NEXT:   v1<index> = SLICE_SIZE(v0)[2::1]
+// CHECK-NEXT:   v2<?:f32> = LOAD [arg0]()
+// CHECK-NEXT:   v3<?:f32> = SLICE(v2)[0:0+v1]
+// CHECK-NEXT:   v4<?:f32> = SLICE(v2)[2:2+v1]
+// CHECK-NEXT:   v5<?:f32> = ADD(v3, v4)
+// CHECK-NEXT:   v6<?:f32> = LOAD [arg1]()
+// CHECK-NEXT:   v7<?:f32> = INSERT_SLICE(v5, v6)[1:1+v1]
+// CHECK-NEXT:   STORE [arg1](v7)
+pk.kernel @stencil(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 2 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %l = pk.extract_slice %v offsets [0] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %r = pk.extract_slice %v offsets [2] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %s = pk.add %l, %r : tensor<?xf32>
+  %w = pk.load %o : !pk.ref<?xf32> -> tensor<?xf32>
+  %i = pk.insert_slice %s into %w offsets [1] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %i, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}

@@ -97,3 +97,21 @@ pk.kernel @scale(%x: !pk.ref<?x?xf32> loc("x"), %w: !pk.ref<?xf32> loc("w"),
   pk.store %3, %o : tensor<?x?xf32> -> !pk.ref<?x?xf32>
   pk.return
 }
+
+// A slice's size is computed from the size it slices: o[1:-1] = x[:-2] +
+// x[2:] takes one size for x and o.
+// DYNAMIC: /* stencil(x: float32[n], o: float32[n]); writes o */
+// DYNAMIC-NEXT: int pk_stencil(int64_t n, const float *x, float *o);
+// DYNAMIC-SYMBOLS: T pk_stencil
+pk.kernel @stencil(%x: !pk.ref<?xf32> loc("x"), %o: !pk.ref<?xf32> loc("o")) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 2 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %l = pk.extract_slice %v offsets [0] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %r = pk.extract_slice %v offsets [2] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %s = pk.add %l, %r : tensor<?xf32>
+  %w = pk.load %o : !pk.ref<?xf32> -> tensor<?xf32>
+  %i = pk.insert_slice %s into %w offsets [1] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %i, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}

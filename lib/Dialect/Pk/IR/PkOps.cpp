@@ -1,6 +1,7 @@
 //===- PkOps.cpp - picokernel dialect operations --------------------------===//
 
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Dialect/Pk/IR/SizeClasses.h"
 #include "picokernel/Support/Shape.h"
 
 #include "mlir/Dialect/CommonFolders.h"
@@ -10,7 +11,6 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::pk;
@@ -127,7 +127,7 @@ LogicalResult KernelOp::verifyRegions() {
   if (!stores)
     return emitOpError("must store to at least one ref (a kernel without a "
                        "store computes nothing)");
-  return success();
+  return verifySizeClasses(*this);
 }
 
 //===----------------------------------------------------------------------===//
@@ -209,108 +209,6 @@ LogicalResult DimOp::verify() {
     return emitOpError() << "dimension " << getIndex()
                          << " is out of range for a ref of rank " << rank;
   return success();
-}
-
-//===----------------------------------------------------------------------===//
-// Slices
-//===----------------------------------------------------------------------===//
-
-/// Checks the rules shared by extract_slice and insert_slice: one offset,
-/// size and stride per dimension of `full`, every index touched inside it,
-/// and `slice` equal to `sizes` with some dimensions of size 1 dropped.
-static LogicalResult verifySlice(Operation *op, ArrayRef<int64_t> full,
-                                 ArrayRef<int64_t> offsets,
-                                 ArrayRef<int64_t> sizes,
-                                 ArrayRef<int64_t> strides,
-                                 ArrayRef<int64_t> slice, StringRef sliceName) {
-  size_t rank = full.size();
-  if (offsets.size() != rank || sizes.size() != rank || strides.size() != rank)
-    return op->emitOpError()
-           << "needs one offset, size and stride per dimension of the " << rank
-           << "-d array, got " << offsets.size() << ", " << sizes.size()
-           << " and " << strides.size();
-  for (size_t d = 0; d < rank; ++d) {
-    // (Dynamic kernels take slices only of static dimensions for now.)
-    if (ShapedType::isDynamic(full[d]))
-      return op->emitOpError() << "dimension " << d
-                               << " of the array is dynamic: slices need "
-                                  "static sizes";
-    if (sizes[d] < 0)
-      return op->emitOpError()
-             << "size " << sizes[d] << " of dimension " << d << " is negative";
-    if (strides[d] == 0)
-      return op->emitOpError() << "stride of dimension " << d << " is zero";
-    if (sizes[d] == 0)
-      continue;
-    int64_t span, last;
-    bool overflow = llvm::MulOverflow(sizes[d] - 1, strides[d], span) ||
-                    llvm::AddOverflow(offsets[d], span, last);
-    auto inside = [&](int64_t index) { return index >= 0 && index < full[d]; };
-    if (overflow || !inside(offsets[d]) || !inside(last))
-      return op->emitOpError()
-             << "dimension " << d << " reads " << sizes[d]
-             << " elements from index " << offsets[d] << " with stride "
-             << strides[d] << ", outside the " << full[d]
-             << " elements of the array";
-  }
-  // Greedy matching finds the dropped dimensions: matching a size-1
-  // dimension instead of dropping it never prevents a later match.
-  size_t matched = 0;
-  for (int64_t size : sizes) {
-    if (matched < slice.size() && slice[matched] == size)
-      ++matched;
-    else if (size != 1)
-      break;
-  }
-  if (matched != slice.size() ||
-      llvm::count_if(sizes, [](int64_t s) { return s != 1; }) >
-          llvm::count_if(slice, [](int64_t s) { return s != 1; }))
-    return op->emitOpError()
-           << "the " << sliceName << " shape " << formatShape(slice)
-           << " is not the slice sizes " << formatShape(sizes)
-           << " with some dimensions of size 1 dropped";
-  return success();
-}
-
-/// Whether the slice is the whole of an array of shape `full`, in order.
-static bool isWholeArray(ArrayRef<int64_t> full, ArrayRef<int64_t> offsets,
-                         ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
-  return sizes == full &&
-         llvm::all_of(offsets, [](int64_t o) { return o == 0; }) &&
-         llvm::all_of(strides, [](int64_t s) { return s == 1; });
-}
-
-LogicalResult ExtractSliceOp::verify() {
-  return verifySlice(*this, getSource().getType().getShape(), getOffsets(),
-                     getSizes(), getStrides(), getType().getShape(), "result");
-}
-
-OpFoldResult ExtractSliceOp::fold(FoldAdaptor adaptor) {
-  if (getSource().getType() == getType() &&
-      isWholeArray(getType().getShape(), getOffsets(), getSizes(),
-                   getStrides()))
-    return getSource();
-  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getSource()))
-    return SplatElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
-  return {};
-}
-
-LogicalResult InsertSliceOp::verify() {
-  return verifySlice(*this, getDest().getType().getShape(), getOffsets(),
-                     getSizes(), getStrides(), getSource().getType().getShape(),
-                     "inserted");
-}
-
-OpFoldResult InsertSliceOp::fold(FoldAdaptor) {
-  // Inserting no elements changes nothing.
-  if (getSource().getType().getNumElements() == 0)
-    return getDest();
-  // Overwriting every element in order leaves nothing of the destination.
-  if (getSource().getType() == getType() &&
-      isWholeArray(getType().getShape(), getOffsets(), getSizes(),
-                   getStrides()))
-    return getSource();
-  return {};
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor) {

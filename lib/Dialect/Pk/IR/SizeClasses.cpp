@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::pk;
@@ -24,7 +25,8 @@ ArrayRef<int64_t> shapeOf(Value value) {
 
 class Unifier {
 public:
-  void unite(Dim a, Dim b) { classes.unionSets(key(a), key(b)); }
+  void unite(Dim a, Dim b) { uniteKeys(key(a), key(b)); }
+  void uniteKeys(unsigned a, unsigned b) { classes.unionSets(a, b); }
   /// Dimension by dimension, where both are dynamic.
   void uniteShapes(Value a, Value b) {
     ArrayRef<int64_t> x = shapeOf(a), y = shapeOf(b);
@@ -47,58 +49,248 @@ private:
   llvm::EquivalenceClasses<unsigned> classes;
 };
 
-} // namespace
+/// A size the caller gives, or one computed from it:
+/// max(0, ceil((n - offset) / step)) for n the size of class `base`.
+struct Derivation {
+  unsigned base;
+  int64_t offset = 0;
+  int64_t step = 1;
 
-SizeClasses mlir::pk::computeSizeClasses(KernelOp kernel) {
+  auto tie() const { return std::tie(base, offset, step); }
+  bool operator==(const Derivation &other) const {
+    return tie() == other.tie();
+  }
+  /// `pk.slice_size` of this size: the indices `offset`, `offset + step`,
+  /// ... of a dimension of this size are this size's indices from
+  /// `this->offset + offset * this->step`, `step * this->step` apart.
+  std::optional<Derivation> slice(int64_t sliceOffset,
+                                  int64_t sliceStep) const {
+    Derivation result{base, 0, 0};
+    int64_t shift;
+    if (llvm::MulOverflow(sliceOffset, step, shift) ||
+        llvm::AddOverflow(offset, shift, result.offset) ||
+        llvm::MulOverflow(sliceStep, step, result.step))
+      return std::nullopt;
+    return result;
+  }
+};
+
+/// The sizes of a kernel: the classes of sizes that must be equal, and how
+/// each slice's size follows from the sizes the caller gives.
+class SizeAnalysis {
+public:
+  explicit SizeAnalysis(KernelOp kernel) : kernel(kernel) {}
+  /// Unites the equal sizes and checks the slices, emitting errors.
+  LogicalResult run();
+  SizeClasses classes();
+
+private:
+  void uniteEqualities(Operation *op);
+  /// A slice's dynamic sizes are its value's sizes.
+  void uniteSliceSizes(Value slice, ArrayRef<int64_t> sizes,
+                       ValueRange dynamicSizes);
+  /// Checks that the dynamic sizes of a slice of `full` keep every index
+  /// inside it, for every size the caller gives.
+  LogicalResult checkSlice(Operation *op, Value full, ArrayRef<int64_t> offsets,
+                           ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
+                           ValueRange dynamicSizes);
+  /// How the class of `dim` follows from the caller's sizes.
+  std::optional<Derivation> derivationOf(Dim dim, unsigned depth = 0);
+  /// How `count` follows from the caller's sizes, by its own operand.
+  std::optional<Derivation> derivationOf(SliceSizeOp count, unsigned depth);
+  /// Checks that each class is one size: no computed size must equal a
+  /// given one, or another computed differently.
+  LogicalResult checkClasses();
+
+  KernelOp kernel;
   Unifier unifier;
-  kernel.getBodyBlock().walk([&](Operation *op) {
-    if (auto load = dyn_cast<LoadOp>(op)) {
-      unifier.uniteShapes(load.getRef(), load.getResult());
-    } else if (auto store = dyn_cast<StoreOp>(op)) {
-      unifier.uniteShapes(store.getValue(), store.getRef());
-    } else if (auto dim = dyn_cast<DimOp>(op)) {
-      unifier.unite({dim.getResult(), 0}, {dim.getRef(), dim.getIndex()});
-    } else if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
-      ArrayRef<int64_t> from = shapeOf(broadcast.getOperand());
-      ArrayRef<int64_t> to = shapeOf(broadcast.getResult());
-      size_t next = 0, offset = to.size() - from.size();
-      for (size_t d = 0; d < to.size(); ++d) {
-        if (!ShapedType::isDynamic(to[d]))
-          continue;
-        unifier.unite({broadcast.getResult(), d},
-                      {broadcast.getSizes()[next++], 0});
-        if (d >= offset && ShapedType::isDynamic(from[d - offset]))
-          unifier.unite({broadcast.getResult(), d},
-                        {broadcast.getOperand(), d - offset});
-      }
-    } else if (op->hasTrait<OpTrait::Elementwise>()) {
-      for (Value operand : op->getOperands())
-        unifier.uniteShapes(operand, op->getResult(0));
-    } else if (isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp>(op)) {
-      // The kept dimensions, in order (kept ones of size 1 are static).
-      Value operand = op->getOperand(0), result = op->getResult(0);
-      ArrayRef<int64_t> from = shapeOf(operand), to = shapeOf(result);
-      auto reduced = [&](int64_t d) {
-        if (auto sum = dyn_cast<ReduceSumOp>(op))
-          return sum.isReduced(d);
-        if (auto max = dyn_cast<ReduceMaxOp>(op))
-          return max.isReduced(d);
-        return cast<ReduceMinOp>(op).isReduced(d);
-      };
-      bool keepDims = to.size() == from.size();
-      size_t next = 0;
-      for (size_t d = 0; d < from.size(); ++d) {
-        if (reduced(d)) {
-          next += keepDims;
-          continue;
-        }
-        if (ShapedType::isDynamic(from[d]) && ShapedType::isDynamic(to[next]))
-          unifier.unite({operand, d}, {result, next});
-        ++next;
-      }
-    }
-  });
+  SmallVector<Dim> parameterDims;
+  SmallVector<SliceSizeOp> counts;
+};
 
+void SizeAnalysis::uniteSliceSizes(Value slice, ArrayRef<int64_t> sizes,
+                                   ValueRange dynamicSizes) {
+  ArrayRef<int64_t> sliceShape = shapeOf(slice);
+  size_t kept = 0, next = 0;
+  for (int64_t size : sizes) {
+    // The verifier's greedy matching of the kept dimensions.
+    bool isKept = kept < sliceShape.size() && sliceShape[kept] == size;
+    if (ShapedType::isDynamic(size))
+      unifier.unite({slice, kept}, {dynamicSizes[next++], 0});
+    kept += isKept;
+  }
+}
+
+void SizeAnalysis::uniteEqualities(Operation *op) {
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    unifier.uniteShapes(load.getRef(), load.getResult());
+  } else if (auto store = dyn_cast<StoreOp>(op)) {
+    unifier.uniteShapes(store.getValue(), store.getRef());
+  } else if (auto dim = dyn_cast<DimOp>(op)) {
+    unifier.unite({dim.getResult(), 0}, {dim.getRef(), dim.getIndex()});
+  } else if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+    ArrayRef<int64_t> from = shapeOf(broadcast.getOperand());
+    ArrayRef<int64_t> to = shapeOf(broadcast.getResult());
+    size_t next = 0, offset = to.size() - from.size();
+    for (size_t d = 0; d < to.size(); ++d) {
+      if (!ShapedType::isDynamic(to[d]))
+        continue;
+      unifier.unite({broadcast.getResult(), d},
+                    {broadcast.getSizes()[next++], 0});
+      if (d >= offset && ShapedType::isDynamic(from[d - offset]))
+        unifier.unite({broadcast.getResult(), d},
+                      {broadcast.getOperand(), d - offset});
+    }
+  } else if (auto slice = dyn_cast<ExtractSliceOp>(op)) {
+    uniteSliceSizes(slice.getResult(), slice.getSizes(),
+                    slice.getDynamicSizes());
+  } else if (auto insert = dyn_cast<InsertSliceOp>(op)) {
+    unifier.uniteShapes(insert.getDest(), insert.getResult());
+    uniteSliceSizes(insert.getSource(), insert.getSizes(),
+                    insert.getDynamicSizes());
+  } else if (op->hasTrait<OpTrait::Elementwise>()) {
+    for (Value operand : op->getOperands())
+      unifier.uniteShapes(operand, op->getResult(0));
+  } else if (isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp>(op)) {
+    // The kept dimensions, in order (kept ones of size 1 are static).
+    Value operand = op->getOperand(0), result = op->getResult(0);
+    ArrayRef<int64_t> from = shapeOf(operand), to = shapeOf(result);
+    auto reduced = [&](int64_t d) {
+      if (auto sum = dyn_cast<ReduceSumOp>(op))
+        return sum.isReduced(d);
+      if (auto max = dyn_cast<ReduceMaxOp>(op))
+        return max.isReduced(d);
+      return cast<ReduceMinOp>(op).isReduced(d);
+    };
+    bool keepDims = to.size() == from.size();
+    size_t next = 0;
+    for (size_t d = 0; d < from.size(); ++d) {
+      if (reduced(d)) {
+        next += keepDims;
+        continue;
+      }
+      if (ShapedType::isDynamic(from[d]) && ShapedType::isDynamic(to[next]))
+        unifier.unite({operand, d}, {result, next});
+      ++next;
+    }
+  }
+}
+
+std::optional<Derivation> SizeAnalysis::derivationOf(Dim dim, unsigned depth) {
+  unsigned leader = unifier.leader(dim);
+  for (Dim parameter : parameterDims)
+    if (unifier.leader(parameter) == leader)
+      return Derivation{leader};
+  for (SliceSizeOp count : counts)
+    if (unifier.leader({count.getResult(), 0}) == leader)
+      return derivationOf(count, depth);
+  return std::nullopt;
+}
+
+std::optional<Derivation> SizeAnalysis::derivationOf(SliceSizeOp count,
+                                                     unsigned depth) {
+  // SSA order bounds the depth; the limit guards against deep nests.
+  if (depth > 64)
+    return std::nullopt;
+  std::optional<Derivation> base =
+      derivationOf({count.getSize(), 0}, depth + 1);
+  if (!base)
+    return std::nullopt;
+  return base->slice(count.getOffset(), count.getStep());
+}
+
+LogicalResult SizeAnalysis::checkSlice(Operation *op, Value full,
+                                       ArrayRef<int64_t> offsets,
+                                       ArrayRef<int64_t> sizes,
+                                       ArrayRef<int64_t> strides,
+                                       ValueRange dynamicSizes) {
+  size_t next = 0;
+  for (auto [d, size] : llvm::enumerate(sizes)) {
+    if (!ShapedType::isDynamic(size))
+      continue;
+    Value count = dynamicSizes[next++];
+    std::optional<Derivation> whole = derivationOf({full, d});
+    // The count by its own definition: checkClasses checks that its class
+    // agrees.
+    auto countOp = count.getDefiningOp<SliceSizeOp>();
+    std::optional<Derivation> taken =
+        countOp ? derivationOf(countOp, 0) : derivationOf({count, 0});
+    if (!whole || !taken)
+      return op->emitOpError() << "dimension " << d
+                               << " has a size that no parameter's size gives";
+    // The count is computed from the size of the dimension it slices: the
+    // caller gives them as one.
+    unifier.uniteKeys(whole->base, taken->base);
+    // The last index taken, offset + (count - 1) * stride, lies inside the
+    // dimension when the count's indices start no earlier than the slice's
+    // and lie at least as far apart.
+    std::optional<Derivation> room = whole->slice(offsets[d], strides[d]);
+    if (!room || taken->step < room->step || taken->offset < room->offset)
+      return op->emitOpError()
+             << "dimension " << d << " may read outside the array for some "
+             << "sizes: its count (of the indices from " << taken->offset
+             << ", " << taken->step << " apart, of a size the caller gives) "
+             << "must count no more than the slice has room for (indices "
+             << "from at least " << (room ? room->offset : 0) << ", at least "
+             << (room ? room->step : 0) << " apart)";
+  }
+  return success();
+}
+
+LogicalResult SizeAnalysis::checkClasses() {
+  // A count of every index from 0 is the size it counts.
+  for (SliceSizeOp count : counts)
+    if (std::optional<Derivation> own = derivationOf(count, 0);
+        own && own->offset == 0 && own->step == 1)
+      unifier.uniteKeys(own->base, unifier.leader({count.getResult(), 0}));
+  for (SliceSizeOp count : counts) {
+    std::optional<Derivation> own = derivationOf(count, 0);
+    std::optional<Derivation> known = derivationOf({count.getResult(), 0});
+    if (!own || !known)
+      return count.emitOpError("counts a size that no parameter's size gives");
+    if (!(*own == *known))
+      return count.emitOpError()
+             << "computes a size (from offset " << own->offset << ", "
+             << own->step << " apart, of a size the caller gives) that must "
+             << "equal "
+             << (known->offset == 0 && known->step == 1
+                     ? "a size the caller gives"
+                     : "a size computed differently")
+             << ": they agree for some sizes only, and no caller could be "
+                "checked";
+  }
+  return success();
+}
+
+LogicalResult SizeAnalysis::run() {
+  for (BlockArgument ref : kernel.getBodyBlock().getArguments())
+    for (auto [d, size] : llvm::enumerate(shapeOf(ref)))
+      if (ShapedType::isDynamic(size))
+        parameterDims.push_back({ref, d});
+  kernel.getBodyBlock().walk([&](Operation *op) {
+    if (auto count = dyn_cast<SliceSizeOp>(op))
+      counts.push_back(count);
+    uniteEqualities(op);
+  });
+  // Slices in order: a slice of a slice needs the first one's sizes.
+  WalkResult walk = kernel.getBodyBlock().walk([&](Operation *op) {
+    LogicalResult checked = success();
+    if (auto slice = dyn_cast<ExtractSliceOp>(op))
+      checked = checkSlice(op, slice.getSource(), slice.getOffsets(),
+                           slice.getSizes(), slice.getStrides(),
+                           slice.getDynamicSizes());
+    else if (auto insert = dyn_cast<InsertSliceOp>(op))
+      checked = checkSlice(op, insert.getDest(), insert.getOffsets(),
+                           insert.getSizes(), insert.getStrides(),
+                           insert.getDynamicSizes());
+    return failed(checked) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return checkClasses();
+}
+
+SizeClasses SizeAnalysis::classes() {
   SizeClasses result;
   llvm::DenseMap<unsigned, int> numbers;
   for (BlockArgument ref : kernel.getBodyBlock().getArguments()) {
@@ -116,4 +308,17 @@ SizeClasses mlir::pk::computeSizeClasses(KernelOp kernel) {
     }
   }
   return result;
+}
+
+} // namespace
+
+LogicalResult mlir::pk::verifySizeClasses(KernelOp kernel) {
+  return SizeAnalysis(kernel).run();
+}
+
+SizeClasses mlir::pk::computeSizeClasses(KernelOp kernel) {
+  SizeAnalysis analysis(kernel);
+  // A verified kernel's sizes check.
+  (void)analysis.run();
+  return analysis.classes();
 }

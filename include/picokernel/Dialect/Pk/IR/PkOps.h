@@ -11,6 +11,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "picokernel/Dialect/Pk/IR/PkDialect.h"
 #include "picokernel/Dialect/Pk/IR/PkTypes.h"

@@ -196,9 +196,37 @@ def Pk_DimOp : Pk_Op<"dim", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Pk_SliceSizeOp : Pk_Op<"slice_size", [Pure]> {
+  let summary = "the length of a forward slice of a dynamic dimension";
+  let description = [{
+    The number of indices `offset`, `offset + step`, `offset + 2 step`, ...
+    below `size`: `max(0, ceil((size - offset) / step))`. A slice
+    `x[s:-t:q]` of a dimension of `n` elements (its start counted from the
+    start, its stop from the end) has `pk.slice_size %n offset (s + t) step
+    q` elements for every `n`, however Python clamps its bounds; a slice of
+    such a slice composes (`offset` grows by the inner step times the
+    outer cut, `step` multiplies).
+
+    ```mlir
+    %n = pk.dim %x[0] : !pk.ref<?xf32>
+    %m = pk.slice_size %n offset 2 step 1
+    %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+    %inner = pk.extract_slice %v offsets [1] sizes [%m] strides [1]
+        : tensor<?xf32> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Index:$size, I64Attr:$offset, I64Attr:$step);
+  let results = (outs Index:$result);
+  let assemblyFormat = [{
+    $size `offset` $offset `step` $step attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
     AllElementTypesMatch<["source", "result"]>]> {
-  let summary = "a static slice of an array";
+  let summary = "a slice of an array";
   let description = [{
     NumPy's basic indexing with constants: `x[1:3]`, `x[:, ::2]`, `x[::-1]`,
     `x[2]`. Dimension `d` of the slice takes `sizes[d]` elements of the
@@ -207,19 +235,44 @@ def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
     source. The result may drop dimensions of size 1 (how an integer index
     removes an axis); the others keep their order.
 
+    A dimension whose size varies (`?`) is sliced forwards from a constant
+    offset, and its size is an `index` value that counts indices inside it
+    for every size: `pk.dim` of that dimension for all of it (offset 0,
+    stride 1), or `pk.slice_size` of it with the slice's stride as its step
+    and an offset at least the slice's (`x[1:-1]` of `n` elements is
+    `pk.slice_size %n offset 2 step 1` elements from 1). The dimension a
+    size is computed from is the one sliced: callers give them one size.
+
     ```mlir
     %0 = pk.extract_slice %x offsets [1] sizes [2] strides [1]
         : tensor<4xf32> -> tensor<2xf32>
     %1 = pk.extract_slice %m offsets [2, 3] sizes [1, 4] strides [1, -1]
         : tensor<4x4xf32> -> tensor<4xf32>
+    %2 = pk.extract_slice %v offsets [1] sizes [%n] strides [1]
+        : tensor<?xf32> -> tensor<?xf32>
     ```
   }];
-  let arguments = (ins Pk_Tensor:$source, DenseI64ArrayAttr:$offsets,
-                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$strides);
+  let arguments = (ins Pk_Tensor:$source, Variadic<Index>:$dynamic_sizes,
+                       DenseI64ArrayAttr:$offsets, DenseI64ArrayAttr:$sizes,
+                       DenseI64ArrayAttr:$strides);
   let results = (outs Pk_Tensor:$result);
   let assemblyFormat = [{
-    $source `offsets` $offsets `sizes` $sizes `strides` $strides attr-dict
-    `:` type($source) `->` type($result)
+    $source `offsets` $offsets
+    `sizes` custom<DynamicIndexList>($dynamic_sizes, $sizes)
+    `strides` $strides attr-dict `:` type($source) `->` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$source,
+                   "::llvm::ArrayRef<int64_t>":$offsets,
+                   "::llvm::ArrayRef<int64_t>":$sizes,
+                   "::llvm::ArrayRef<int64_t>":$strides), [{
+      build($_builder, $_state, result, source, ::mlir::ValueRange(),
+            offsets, sizes, strides);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// Sizes as constants or values, one per dimension.
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedSizes();
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -228,13 +281,14 @@ def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
 def Pk_InsertSliceOp : Pk_Op<"insert_slice", [Pure,
     AllTypesMatch<["dest", "result"]>,
     AllElementTypesMatch<["source", "dest"]>]> {
-  let summary = "an array with a static slice replaced";
+  let summary = "an array with a slice replaced";
   let description = [{
     `o[1:3] = v` as a value: `dest` with the elements that
     `pk.extract_slice` with the same `offsets`, `sizes` and `strides` would
     read replaced by `source`, whose shape is `sizes` with some dimensions
     of size 1 dropped. A store to a slice of a ref loads the ref, inserts,
-    and stores the whole array back.
+    and stores the whole array back. Sizes of dimensions that vary are
+    `index` values, as in `pk.extract_slice`.
 
     ```mlir
     %0 = pk.insert_slice %v into %o offsets [0, 1] sizes [4, 2] strides [1, 2]
@@ -242,12 +296,28 @@ def Pk_InsertSliceOp : Pk_Op<"insert_slice", [Pure,
     ```
   }];
   let arguments = (ins Pk_Tensor:$source, Pk_Tensor:$dest,
+                       Variadic<Index>:$dynamic_sizes,
                        DenseI64ArrayAttr:$offsets, DenseI64ArrayAttr:$sizes,
                        DenseI64ArrayAttr:$strides);
   let results = (outs Pk_Tensor:$result);
   let assemblyFormat = [{
-    $source `into` $dest `offsets` $offsets `sizes` $sizes `strides` $strides
-    attr-dict `:` type($source) `->` type($result)
+    $source `into` $dest
+    `offsets` $offsets
+    `sizes` custom<DynamicIndexList>($dynamic_sizes, $sizes)
+    `strides` $strides attr-dict `:` type($source) `->` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$source,
+                   "::mlir::Value":$dest,
+                   "::llvm::ArrayRef<int64_t>":$offsets,
+                   "::llvm::ArrayRef<int64_t>":$sizes,
+                   "::llvm::ArrayRef<int64_t>":$strides), [{
+      build($_builder, $_state, result, source, dest, ::mlir::ValueRange(),
+            offsets, sizes, strides);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedSizes();
   }];
   let hasVerifier = 1;
   let hasFolder = 1;

@@ -3,9 +3,11 @@
 //
 // A kernel with dynamic (`?`) sizes relies on some of them being equal at
 // run time: the operands of an elementwise operation, a value and the ref
-// it is stored to, a broadcast's sizes and its result. The size classes
-// are those equalities closed over the kernel: one class per size a caller
-// gives (ahead-of-time entry points take one argument per class).
+// it is stored to, a broadcast's sizes and its result, a slice's size and
+// the size of the dimension it slices. The size classes are those
+// equalities closed over the kernel: one class per size a caller gives
+// (ahead-of-time entry points take one argument per class). Every other
+// dynamic size is a slice's, computed from those (pk.slice_size).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +27,13 @@ struct SizeClasses {
   int count = 0;
 };
 
-/// The size classes of `kernel`'s parameters.
+/// Checks that `kernel`'s sizes are consistent for every size its callers
+/// give: each slice of a dimension that varies stays inside it, and no
+/// computed size must equal a given one (or one computed differently),
+/// which no caller could be checked for.
+LogicalResult verifySizeClasses(KernelOp kernel);
+
+/// The size classes of `kernel`'s parameters (a verified kernel).
 SizeClasses computeSizeClasses(KernelOp kernel);
 
 } // namespace mlir::pk
