@@ -254,6 +254,22 @@ func.func @cast_changes_shape(%x: tensor<4xf32>) {
 
 // -----
 
+func.func @cast_makes_a_size_static(%x: tensor<?xf32>) {
+  // expected-error@+1 {{'pk.cast' op operand of shape (?,) does not match the result's shape (3,)}}
+  %0 = pk.cast %x : tensor<?xf32> -> tensor<3xf64>
+  return
+}
+
+// -----
+
+func.func @cast_makes_a_size_dynamic(%x: tensor<8xf32>) {
+  // expected-error@+1 {{'pk.cast' op operand of shape (8,) does not match the result's shape (?,)}}
+  %0 = pk.cast %x : tensor<8xf32> -> tensor<?xf64>
+  return
+}
+
+// -----
+
 func.func @cast_to_unsupported_type(%x: tensor<4xf32>) {
   // expected-error@+1 {{'pk.cast' op result #0 must be ranked tensor of pk element type values, but got 'tensor<4xui32>'}}
   %0 = pk.cast %x : tensor<4xf32> -> tensor<4xui32>
@@ -507,6 +523,14 @@ func.func @select_condition_not_boolean(%c: tensor<4xf32>, %x: tensor<4xf32>) {
 func.func @select_mixed_values(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xi32>) {
   // expected-error@+1 {{'pk.select' op failed to verify that all of {true_value, false_value, result} have same type}}
   %0 = "pk.select"(%c, %x, %y) : (tensor<4xi1>, tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @select_condition_of_another_size(%c: tensor<?xi1>, %x: tensor<4xf32>) {
+  // expected-error@+1 {{'pk.select' op condition of shape (?,) does not match the result's shape (4,)}}
+  %0 = pk.select %c, %x, %x : tensor<?xi1>, tensor<4xf32>
   return
 }
 

@@ -158,6 +158,32 @@ LogicalResult StoreOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// CastOp / SelectOp
+//===----------------------------------------------------------------------===//
+
+// Elementwise ops keep their operands' shape exactly: a `?` size is not a
+// static one (nothing would check at run time that they agree).
+static LogicalResult verifySameShape(Operation *op, Value operand,
+                                     StringRef what) {
+  ArrayRef<int64_t> from = cast<RankedTensorType>(operand.getType()).getShape();
+  ArrayRef<int64_t> to =
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  if (from == to)
+    return success();
+  return op->emitOpError() << what << " of shape " << formatShape(from)
+                           << " does not match the result's shape "
+                           << formatShape(to);
+}
+
+LogicalResult CastOp::verify() {
+  return verifySameShape(*this, getOperand(), "operand");
+}
+
+LogicalResult SelectOp::verify() {
+  return verifySameShape(*this, getCondition(), "condition");
+}
+
+//===----------------------------------------------------------------------===//
 // ConstantOp / BroadcastOp
 //===----------------------------------------------------------------------===//
 

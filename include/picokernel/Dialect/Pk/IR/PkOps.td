@@ -345,6 +345,8 @@ def Pk_CastOp : Pk_Op<"cast", [Pure, Elementwise]> {
     $operand attr-dict `:` type($operand) `->` type($result)
   }];
   let hasFolder = 1;
+  // Exact shapes: Elementwise alone takes `?` as matching any size.
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -594,6 +596,8 @@ def Pk_SelectOp : Pk_Op<"select", [Pure, Elementwise,
     $condition `,` $true_value `,` $false_value attr-dict `:`
     type($condition) `,` type($result)
   }];
+  // Exact shapes: Elementwise alone takes `?` as matching any size.
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
