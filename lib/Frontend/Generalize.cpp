@@ -3,7 +3,6 @@
 #include "picokernel/Frontend/Generalize.h"
 #include "SliceSizes.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
-#include "picokernel/Support/Defaults.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -536,27 +535,28 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
       }
     }
     // Long sums are blocked (pairwise, in parallel) by their length, as
-    // NumPy's are: a sum over a dynamic dimension would lose that.
-    // The blocks are split for static shapes only: a sum long enough to
-    // be split keeps all its sizes static.
+    // NumPy's are; pk-split-reductions blocks one dynamic reduced length
+    // (adjacent reduced dimensions fold into one). Sums over several
+    // dynamic dimensions that are not adjacent keep them static.
     if (auto sum = dyn_cast<ReduceSumOp>(op)) {
       auto shape = cast<RankedTensorType>(typeOf(sum.getOperand())).getShape();
-      ArrayRef<int64_t> first = sum.getOperand().getType().getShape();
-      int64_t length = 1, splitFrom = 2 * ::pk::defaults::kReductionBlock;
-      for (auto [d, size] : llvm::enumerate(first))
-        if (sum.isReduced(d))
-          length =
-              size > splitFrom ? splitFrom : std::min(length * size, splitFrom);
-      bool split = length >= splitFrom;
+      SmallVector<int64_t> dynamicReduced;
       for (auto [d, size] : llvm::enumerate(shape))
-        if (std::optional<int64_t> n = classSize(sum.getOperand(), d);
-            n && ShapedType::isDynamic(size) && (sum.isReduced(d) || split))
-          keepSizeStatic(*n, sum.isReduced(d)
-                                 ? "it sums over a dimension whose size "
-                                   "varies (a sum is blocked by its "
-                                   "length, for NumPy's accuracy)"
-                                 : "it sums long rows (blocked by "
-                                   "their length) whose count varies");
+        if (sum.isReduced(d) && ShapedType::isDynamic(size))
+          dynamicReduced.push_back(d);
+      auto reduced =
+          llvm::make_filter_range(llvm::seq<int64_t>(0, shape.size()),
+                                  [&](int64_t d) { return sum.isReduced(d); });
+      SmallVector<int64_t> axes(reduced.begin(), reduced.end());
+      bool adjacent = axes.empty() ||
+                      axes.back() - axes.front() + 1 == int64_t(axes.size());
+      if (dynamicReduced.size() > 1 && !adjacent)
+        for (int64_t d : dynamicReduced)
+          if (std::optional<int64_t> n = classSize(sum.getOperand(), d))
+            keepSizeStatic(*n, "it sums over several dimensions whose sizes "
+                               "vary and that are not adjacent (a sum is "
+                               "blocked by its length, for NumPy's "
+                               "accuracy)");
     }
     if (takesDynamicSizes(op))
       continue;

@@ -12,6 +12,8 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -131,37 +133,65 @@ int64_t largestDivisorAtMost(int64_t range, int64_t most) {
   return 1;
 }
 
-/// Tile sizes for `root`'s row loops where some are dynamic (0 elsewhere):
-/// about `tileElements` iterations of `root` per tile, the last tile
-/// partial. The other loops (a row's elements) must be static; none (empty)
-/// for rows long enough for pk-split-reductions, which then has them.
-SmallVector<int64_t> getDynamicTileSizes(linalg::GenericOp root,
-                                         const llvm::SmallBitVector &rowLoops,
-                                         int64_t tileElements) {
+/// Tile sizes for `root`'s row loops where some loops are dynamic (0
+/// elsewhere): about `tileElements` iterations of `root` per tile, the last
+/// tile partial. Static rows long enough for pk-split-reductions get none
+/// (empty): it then has them. Rows of a dynamic length get a count of rows
+/// per tile computed at run time (at least 1; pk-split-reductions blocks
+/// each long row of a tile), in the innermost row loop.
+SmallVector<OpFoldResult>
+getDynamicTileSizes(OpBuilder &b, linalg::GenericOp root,
+                    const llvm::SmallBitVector &rowLoops,
+                    int64_t tileElements) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<OpFoldResult> sizes(ranges.size(), b.getIndexAttr(0));
+  bool dynamicRowLength = llvm::any_of(llvm::enumerate(ranges), [&](auto loop) {
+    return !rowLoops[loop.index()] && ShapedType::isDynamic(loop.value());
+  });
+  if (dynamicRowLength) {
+    Location loc = root.getLoc();
+    Value perRow = arith::ConstantIndexOp::create(b, loc, 1);
+    for (auto [index, range] :
+         llvm::enumerate(cast<linalg::LinalgOp>(root.getOperation())
+                             .createLoopRanges(b, loc)))
+      if (!rowLoops[index])
+        perRow = arith::MulIOp::create(
+            b, loc, perRow,
+            getValueOrCreateConstantIndexOp(b, loc, range.size));
+    // Rows of 0 elements (an AOT caller's size) count as 1.
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    perRow = arith::MaxUIOp::create(b, loc, perRow, one);
+    Value rows = arith::DivUIOp::create(
+        b, loc, arith::ConstantIndexOp::create(b, loc, tileElements), perRow);
+    int innermost = rowLoops.find_last();
+    sizes[innermost] = arith::MaxUIOp::create(b, loc, rows, one).getResult();
+    for (int index : rowLoops.set_bits())
+      if (index != innermost)
+        sizes[index] = b.getIndexAttr(1);
+    return sizes;
+  }
   int64_t perRow = 1;
   for (auto [index, range] : llvm::enumerate(ranges)) {
     if (rowLoops[index])
       continue;
-    if (ShapedType::isDynamic(range) ||
-        perRow >
-            2 * ::pk::defaults::kReductionBlock / std::max<int64_t>(range, 1))
+    if (perRow >
+        2 * ::pk::defaults::kReductionBlock / std::max<int64_t>(range, 1))
       return {};
     perRow *= range;
   }
   if (perRow >= 2 * ::pk::defaults::kReductionBlock)
     return {};
   int64_t rowsPerTile = std::max<int64_t>(tileElements / perRow, 1);
-  SmallVector<int64_t> sizes(ranges.size(), 0);
   for (int index = ranges.size() - 1; index >= 0; --index) {
     if (!rowLoops[index])
       continue;
     if (ShapedType::isDynamic(ranges[index])) {
-      sizes[index] = rowsPerTile;
+      sizes[index] = b.getIndexAttr(rowsPerTile);
       rowsPerTile = 1;
     } else {
-      sizes[index] = largestDivisorAtMost(ranges[index], rowsPerTile);
-      rowsPerTile = std::max<int64_t>(rowsPerTile / sizes[index], 1);
+      int64_t size = largestDivisorAtMost(ranges[index], rowsPerTile);
+      sizes[index] = b.getIndexAttr(size);
+      rowsPerTile = std::max<int64_t>(rowsPerTile / size, 1);
     }
   }
   return sizes;
@@ -173,13 +203,13 @@ SmallVector<int64_t> getDynamicTileSizes(linalg::GenericOp root,
 /// `minTiles` tiles where there are that many rows. None (empty) for fewer
 /// rows than that, each of two reduction blocks or more: pk-split-reductions
 /// spreads such rows' blocks over every core instead.
-SmallVector<int64_t> getTileSizes(linalg::GenericOp root,
-                                  const llvm::SmallBitVector &rowLoops,
-                                  int64_t groupIterations, int64_t tileElements,
-                                  int64_t minTiles) {
+SmallVector<OpFoldResult> getTileSizes(OpBuilder &b, linalg::GenericOp root,
+                                       const llvm::SmallBitVector &rowLoops,
+                                       int64_t groupIterations,
+                                       int64_t tileElements, int64_t minTiles) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return getDynamicTileSizes(root, rowLoops, tileElements);
+    return getDynamicTileSizes(b, root, rowLoops, tileElements);
   int64_t rows = 1;
   for (int index : rowLoops.set_bits())
     rows *= ranges[index];
@@ -196,7 +226,7 @@ SmallVector<int64_t> getTileSizes(linalg::GenericOp root,
     sizes[index] = largestDivisorAtMost(ranges[index], rowsPerTile);
     rowsPerTile = std::max<int64_t>(rowsPerTile / sizes[index], 1);
   }
-  return sizes;
+  return getAsIndexOpFoldResult(b.getContext(), sizes);
 }
 
 /// Fusion stops at producers needed whole (tiling them gains nothing),
@@ -410,15 +440,15 @@ struct FuseRowsPass : public mlir::pk::impl::PkFuseRowsBase<FuseRowsPass> {
     if (failed(rowLoops) || rowLoops->none())
       return success();
     int64_t iterations = getGroupIterations(root, func);
-    SmallVector<int64_t> sizes =
-        getTileSizes(root, *rowLoops, iterations, tileElements, minTiles);
+    rewriter.setInsertionPoint(root);
+    SmallVector<OpFoldResult> sizes = getTileSizes(
+        rewriter, root, *rowLoops, iterations, tileElements, minTiles);
     if (sizes.empty())
       return success();
     bool parallel = parallelThreshold > 0 && iterations >= parallelThreshold;
     scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+    options.setTileSizes(sizes);
     options.setLoopType(parallel ? LoopType::ForallOp : LoopType::ForOp);
-    rewriter.setInsertionPoint(root);
     FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
         rewriter, cast<TilingInterface>(root.getOperation()), options);
     if (failed(tiled) || tiled->loops.empty())

@@ -11,13 +11,17 @@
 
 #include "picokernel/Transforms/Passes.h"
 
+#include "CombinePartials.h"
 #include "Reductions.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -27,21 +31,24 @@ namespace mlir::pk {
 } // namespace mlir::pk
 
 using namespace mlir;
+using mlir::pk::combineInto;
+using mlir::pk::combinePairwise;
 using mlir::pk::getCombiner;
 using mlir::pk::hasPlainIdentity;
 using mlir::pk::hasRegroupableCombiner;
+using mlir::pk::reduceInto;
 
 namespace {
 
-/// A generic this pass may split: on tensors, nonzero static sizes, one
+/// A generic this pass may split: on tensors, no static size 0, one
 /// result of an element type with a plain identity, no loop indices in the
 /// body (the split would renumber them), operands reached through projected
 /// permutations (and constant 0s: broadcast unit dims), and a combiner
 /// that can be regrouped.
 bool isSplittable(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1 || op.hasDynamicShape() ||
-      op.hasIndexSemantics() || op.getNumReductionLoops() == 0 ||
+      op->getNumResults() != 1 || op.hasIndexSemantics() ||
+      op.getNumReductionLoops() == 0 ||
       llvm::is_contained(op.getStaticLoopRanges(), 0) ||
       !hasPlainIdentity(getElementTypeOrSelf(op->getResult(0).getType())))
     return false;
@@ -142,16 +149,23 @@ FailureOr<linalg::GenericOp> withOneReductionLoop(RewriterBase &rewriter,
   return cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
 }
 
+/// The sizes of `op`'s loops (tensor.dim ops for the dynamic ones).
+SmallVector<Range> loopRanges(OpBuilder &b, linalg::GenericOp op) {
+  return cast<linalg::LinalgOp>(op.getOperation())
+      .createLoopRanges(b, op.getLoc());
+}
+
 /// `op` restricted to iterations [offset, offset + size) of loop `dim`.
 FailureOr<linalg::GenericOp> restrictLoop(RewriterBase &rewriter,
                                           linalg::GenericOp op, unsigned dim,
-                                          int64_t offset, int64_t size) {
+                                          OpFoldResult offset,
+                                          OpFoldResult size) {
   SmallVector<OpFoldResult> offsets(op.getNumLoops(), rewriter.getIndexAttr(0));
   SmallVector<OpFoldResult> sizes;
-  for (int64_t extent : op.getStaticLoopRanges())
-    sizes.push_back(rewriter.getIndexAttr(extent));
-  offsets[dim] = rewriter.getIndexAttr(offset);
-  sizes[dim] = rewriter.getIndexAttr(size);
+  for (Range range : loopRanges(rewriter, op))
+    sizes.push_back(range.size);
+  offsets[dim] = offset;
+  sizes[dim] = size;
   FailureOr<TilingResult> tiled =
       cast<TilingInterface>(op.getOperation())
           .getTiledImplementation(rewriter, offsets, sizes);
@@ -164,127 +178,15 @@ FailureOr<linalg::GenericOp> restrictLoop(RewriterBase &rewriter,
   return restricted;
 }
 
-/// A generic's body that yields `combiner` of its (value, accumulator)
-/// arguments.
-auto combinerBody(Operation *combiner) {
-  return [combiner](OpBuilder &nested, Location loc, ValueRange args) {
-    Operation *clone = nested.clone(*combiner);
-    clone->setOperands({args[1], args[0]});
-    linalg::YieldOp::create(nested, loc, clone->getResult(0));
-  };
-}
-
-/// `combiner` applied element by element to `lhs` and `rhs` (a value and an
-/// accumulator of the same shape) into `dest`, which is read only when it
-/// is `rhs`.
-Value combineElementwise(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                         Value dest, Operation *combiner) {
-  auto type = cast<RankedTensorType>(dest.getType());
-  int64_t rank = type.getRank();
-  SmallVector<Value> inputs = {lhs};
-  if (rhs != dest)
-    inputs.push_back(rhs);
-  SmallVector<AffineMap> maps(inputs.size() + 1,
-                              b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  return linalg::GenericOp::create(b, loc, type, inputs, dest, maps, iterators,
-                                   combinerBody(combiner))
-      .getResult(0);
-}
-
-/// init = combiner(init, value), element by element.
-Value combineInto(OpBuilder &b, Location loc, Value value, Value init,
-                  Operation *combiner) {
-  return combineElementwise(b, loc, value, init, init, combiner);
-}
-
-/// The partial results along `dim` of `partials` summed pairwise, as NumPy
-/// sums: while n > 1, the next level's p'[i] = p[i] + p[n - h + i] for
-/// i < h = n/2 (contiguous, so it vectorizes), and p'[h] = p[h] when n is
-/// odd; each partial goes through log2(n) additions. Every level is a new
-/// tensor: summed in place, bufferization would copy the halves it cannot
-/// tell apart. Returns `partials` without `dim`.
-Value sumPairwise(OpBuilder &b, Location loc, Value partials, unsigned dim,
-                  Operation *combiner) {
-  auto type = cast<RankedTensorType>(partials.getType());
-  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  // The shape of `type` with `size` elements along `dim`, and the offsets
-  // and sizes of the slice [offset, offset + size) along it.
-  auto shapeWith = [&](int64_t size) {
-    SmallVector<int64_t> shape(type.getShape());
-    shape[dim] = size;
-    return shape;
-  };
-  auto range = [&](int64_t offset, int64_t size) {
-    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t extent : shapeWith(size))
-      sizes.push_back(b.getIndexAttr(extent));
-    offsets[dim] = b.getIndexAttr(offset);
-    return std::make_pair(offsets, sizes);
-  };
-  Value p = partials;
-  for (int64_t n = type.getDimSize(dim); n > 1; n -= n / 2) {
-    int64_t half = n / 2;
-    auto [lowOffsets, halfSizes] = range(0, half);
-    auto [highOffsets, unused] = range(n - half, half);
-    Value low = tensor::ExtractSliceOp::create(b, loc, p, lowOffsets, halfSizes,
-                                               strides);
-    Value high = tensor::ExtractSliceOp::create(b, loc, p, highOffsets,
-                                                halfSizes, strides);
-    Value next = tensor::EmptyOp::create(b, loc, shapeWith(n - half),
-                                         type.getElementType());
-    Value sums = tensor::ExtractSliceOp::create(b, loc, next, lowOffsets,
-                                                halfSizes, strides);
-    sums = combineElementwise(b, loc, high, low, sums, combiner);
-    next = tensor::InsertSliceOp::create(b, loc, sums, next, lowOffsets,
-                                         halfSizes, strides);
-    if (n % 2 != 0) {
-      auto [middleOffsets, oneSizes] = range(half, 1);
-      Value middle = tensor::ExtractSliceOp::create(b, loc, p, middleOffsets,
-                                                    oneSizes, strides);
-      next = tensor::InsertSliceOp::create(b, loc, middle, next, middleOffsets,
-                                           oneSizes, strides);
-    }
-    p = next;
-  }
-  auto [firstOffsets, oneSizes] = range(0, 1);
-  SmallVector<int64_t> shape(type.getShape());
-  shape.erase(shape.begin() + dim);
-  auto resultType = RankedTensorType::get(shape, type.getElementType());
-  return tensor::ExtractSliceOp::create(b, loc, resultType, p, firstOffsets,
-                                        oneSizes, strides);
-}
-
-/// init = combiner(init, partials[0], partials[1], ...): the partial results
-/// along dimension 0 reduced by one op (which a GPU pipeline runs as a
-/// workgroup's tree, pk-reduce-in-workgroups).
-Value reduceInto(OpBuilder &b, Location loc, Value partials, Value init,
-                 Operation *combiner) {
-  int64_t rank = cast<RankedTensorType>(partials.getType()).getRank();
-  SmallVector<AffineExpr> outputExprs;
-  for (int64_t dim = 1; dim < rank; ++dim)
-    outputExprs.push_back(b.getAffineDimExpr(dim));
-  SmallVector<AffineMap> maps = {
-      b.getMultiDimIdentityMap(rank),
-      AffineMap::get(rank, 0, outputExprs, b.getContext())};
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  iterators[0] = utils::IteratorType::reduction;
-  return linalg::GenericOp::create(b, loc, init.getType(), partials, init, maps,
-                                   iterators, combinerBody(combiner))
-      .getResult(0);
-}
-
 /// `op` with its loop `dim` cut into `blocks` blocks of `size` iterations:
 /// a new parallel loop over the blocks right before it, and the blocks'
 /// partial results along dimension 0 of a tensor `init` (identity-filled,
 /// [blocks, ...the result's shape]). Inputs reading `dim` read it expanded
 /// to [blocks, size]; the body is unchanged (it reads no loop indices).
 Value partialResults(RewriterBase &rewriter, linalg::GenericOp op, unsigned dim,
-                     int64_t blocks, int64_t size, Value init) {
+                     OpFoldResult blocks, int64_t size, Value init) {
   MLIRContext *context = rewriter.getContext();
+  Location loc = op.getLoc();
   unsigned loops = op.getNumLoops() + 1;
   auto shifted = [&](AffineExpr expr) {
     unsigned position = cast<AffineDimExpr>(expr).getPosition();
@@ -295,27 +197,34 @@ Value partialResults(RewriterBase &rewriter, linalg::GenericOp op, unsigned dim,
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     auto type = cast<RankedTensorType>(input->get().getType());
+    SmallVector<OpFoldResult> inputSizes =
+        tensor::getMixedSizes(rewriter, loc, input->get());
     SmallVector<AffineExpr> exprs;
-    SmallVector<int64_t> shape;
+    SmallVector<OpFoldResult> sizes;
     SmallVector<ReassociationIndices> groups;
     for (auto [index, expr] : llvm::enumerate(map.getResults())) {
-      groups.push_back({int64_t(shape.size())});
+      groups.push_back({int64_t(sizes.size())});
       if (cast<AffineDimExpr>(expr).getPosition() == dim) {
         exprs.push_back(getAffineDimExpr(dim, context));
-        shape.push_back(blocks);
-        groups.back().push_back(shape.size());
-        shape.push_back(size);
+        sizes.push_back(blocks);
+        groups.back().push_back(sizes.size());
+        sizes.push_back(rewriter.getIndexAttr(size));
         exprs.push_back(getAffineDimExpr(dim + 1, context));
         continue;
       }
       exprs.push_back(shifted(expr));
-      shape.push_back(type.getDimSize(index));
+      sizes.push_back(inputSizes[index]);
     }
     Value value = input->get();
-    if (shape.size() != size_t(type.getRank()))
+    if (sizes.size() != size_t(type.getRank())) {
+      SmallVector<int64_t> shape;
+      for (OpFoldResult extent : sizes)
+        shape.push_back(
+            getConstantIntValue(extent).value_or(ShapedType::kDynamic));
       value = tensor::ExpandShapeOp::create(
-          rewriter, op.getLoc(),
-          RankedTensorType::get(shape, type.getElementType()), value, groups);
+          rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+          value, groups, sizes);
+    }
     inputs.push_back(value);
     maps.push_back(AffineMap::get(loops, 0, exprs, context));
   }
@@ -326,36 +235,60 @@ Value partialResults(RewriterBase &rewriter, linalg::GenericOp op, unsigned dim,
   maps.push_back(AffineMap::get(loops, 0, outputExprs, context));
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   iterators.insert(iterators.begin() + dim, utils::IteratorType::parallel);
-  auto blocked = linalg::GenericOp::create(
-      rewriter, op.getLoc(), init.getType(), inputs, init, maps, iterators);
+  auto blocked = linalg::GenericOp::create(rewriter, loc, init.getType(),
+                                           inputs, init, maps, iterators);
   rewriter.cloneRegionBefore(op.getRegion(), blocked.getRegion(),
                              blocked.getRegion().begin());
   return blocked->getResult(0);
 }
 
-/// Splits the reduction of `op` (splittable, no broadcast unit dims) into
-/// blocks of about `block` elements per result: its longest reduction loop
-/// in blocks of `block` divided by what the other reduction loops reduce,
-/// run as a parallel loop writing one partial result per block. Iterations
-/// of that loop past the last whole block are reduced on their own, from
-/// the identity, as one more partial. The partials are then combined
-/// pairwise, as NumPy sums: added one by one to the large total, they
-/// would each be rounded to its precision (1e8 ones would not sum to 1e8 in
-/// float32).
-LogicalResult splitIntoBlocks(RewriterBase &rewriter, linalg::GenericOp op,
-                              int64_t block, bool pairwise) {
+/// The reduction loop of `op` to cut into blocks: its one dynamic reduction
+/// loop, else its longest; none where several are dynamic.
+std::optional<unsigned> loopToSplit(linalg::GenericOp op) {
   SmallVector<unsigned> dims;
   op.getReductionDims(dims);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  unsigned dim = *llvm::max_element(
+  auto dynamic = llvm::make_filter_range(
+      dims, [&](unsigned dim) { return ShapedType::isDynamic(ranges[dim]); });
+  if (!dynamic.empty())
+    return llvm::hasSingleElement(dynamic) ? std::optional(*dynamic.begin())
+                                           : std::nullopt;
+  return *llvm::max_element(
       dims, [&](unsigned a, unsigned b) { return ranges[a] < ranges[b]; });
+}
+
+/// Splits the reduction of `op` (splittable, no broadcast unit dims) into
+/// blocks of about `block` elements per result: loop `dim` in blocks of
+/// `block` divided by what the other (static) reduction loops reduce, run
+/// as a parallel loop writing one partial result per block. Iterations of
+/// that loop past the last whole block are reduced on their own, from the
+/// identity, as one more partial. The partials are then combined pairwise,
+/// as NumPy sums: added one by one to the large total, they would each be
+/// rounded to its precision (1e8 ones would not sum to 1e8 in float32).
+/// A static loop of fewer than two blocks is left alone; a dynamic one is
+/// split for whatever length comes (the caller guards short ones).
+LogicalResult splitIntoBlocks(RewriterBase &rewriter, linalg::GenericOp op,
+                              unsigned dim, int64_t block, bool pairwise) {
+  SmallVector<unsigned> dims;
+  op.getReductionDims(dims);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t others = 1;
   for (unsigned other : dims)
     if (other != dim)
       others *= ranges[other];
   int64_t size = std::max<int64_t>(1, block / others);
-  int64_t blocks = ranges[dim] / size, rest = ranges[dim] - blocks * size;
-  if (blocks < 2)
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  OpFoldResult length = loopRanges(rewriter, op)[dim].size;
+  AffineExpr n = rewriter.getAffineDimExpr(0);
+  auto apply = [&](AffineExpr expr) {
+    return affine::makeComposedFoldedAffineApply(rewriter, loc, expr, {length});
+  };
+  OpFoldResult blocks = apply(n.floorDiv(size));
+  OpFoldResult whole = apply(n.floorDiv(size) * size);
+  OpFoldResult rest = apply(n - n.floorDiv(size) * size);
+  std::optional<int64_t> staticBlocks = getConstantIntValue(blocks);
+  if (staticBlocks && *staticBlocks < 2)
     return success();
   Operation *combiner = getCombiner(op);
   std::optional<TypedAttr> identity =
@@ -363,69 +296,119 @@ LogicalResult splitIntoBlocks(RewriterBase &rewriter, linalg::GenericOp op,
   if (!identity)
     return failure();
 
-  Location loc = op.getLoc();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  rewriter.setInsertionPoint(op);
-  auto filled = [&](ArrayRef<int64_t> shape) -> Value {
+  SmallVector<OpFoldResult> resultSizes =
+      tensor::getMixedSizes(rewriter, loc, op.getDpsInits().front());
+  auto filled = [&](ArrayRef<OpFoldResult> sizes) -> Value {
     Value start = arith::ConstantOp::create(rewriter, loc, *identity);
-    Value empty = tensor::EmptyOp::create(rewriter, loc, shape,
+    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes,
                                           resultType.getElementType());
     return linalg::FillOp::create(rewriter, loc, start, empty).getResult(0);
   };
   // The whole blocks' iterations, and the rest reduced from the identity.
-  linalg::GenericOp whole = op;
+  linalg::GenericOp head = op;
   Value restValue;
-  if (rest != 0) {
-    Value fromIdentity = filled(resultType.getShape());
+  bool hasRest = !isConstantIntValue(rest, 0);
+  if (hasRest) {
+    Value fromIdentity = filled(resultSizes);
     FailureOr<linalg::GenericOp> tail =
-        restrictLoop(rewriter, op, dim, blocks * size, rest);
-    FailureOr<linalg::GenericOp> head =
-        succeeded(tail) ? restrictLoop(rewriter, op, dim, 0, blocks * size)
-                        : FailureOr<linalg::GenericOp>(failure());
-    if (failed(head))
+        restrictLoop(rewriter, op, dim, whole, rest);
+    FailureOr<linalg::GenericOp> restricted =
+        succeeded(tail)
+            ? restrictLoop(rewriter, op, dim, rewriter.getIndexAttr(0), whole)
+            : FailureOr<linalg::GenericOp>(failure());
+    if (failed(restricted))
       return failure();
     rewriter.modifyOpInPlace(
         *tail, [&] { tail->getDpsInitsMutable()[0].set(fromIdentity); });
     restValue = tail->getResult(0);
-    whole = *head;
+    head = *restricted;
   }
 
   // One slot per block (and one for the rest) along dimension 0.
-  SmallVector<int64_t> shape = {blocks + (rest != 0)};
-  llvm::append_range(shape, resultType.getShape());
-  Value slots = filled(shape);
-  SmallVector<OpFoldResult> strides(shape.size(), rewriter.getIndexAttr(1));
-  auto along0 = [&](int64_t offset, int64_t count) {
-    SmallVector<OpFoldResult> offsets(shape.size(), rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes =
-        getAsIndexOpFoldResult(rewriter.getContext(), shape);
-    offsets[0] = rewriter.getIndexAttr(offset);
-    sizes[0] = rewriter.getIndexAttr(count);
+  SmallVector<OpFoldResult> slotSizes = {hasRest ? apply(n.floorDiv(size) + 1)
+                                                 : blocks};
+  llvm::append_range(slotSizes, resultSizes);
+  Value slots = filled(slotSizes);
+  SmallVector<OpFoldResult> strides(slotSizes.size(), rewriter.getIndexAttr(1));
+  auto along0 = [&](OpFoldResult offset, OpFoldResult count) {
+    SmallVector<OpFoldResult> offsets(slotSizes.size(),
+                                      rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = slotSizes;
+    offsets[0] = offset;
+    sizes[0] = count;
     return std::make_pair(offsets, sizes);
   };
-  auto [blockOffsets, blockSizes] = along0(0, blocks);
+  auto [blockOffsets, blockSizes] = along0(rewriter.getIndexAttr(0), blocks);
   Value blockSlots = tensor::ExtractSliceOp::create(
       rewriter, loc, slots, blockOffsets, blockSizes, strides);
   Value partials = tensor::InsertSliceOp::create(
       rewriter, loc,
-      partialResults(rewriter, whole, dim, blocks, size, blockSlots), slots,
+      partialResults(rewriter, head, dim, blocks, size, blockSlots), slots,
       blockOffsets, blockSizes, strides);
   if (restValue) {
-    auto [restOffsets, restSizes] = along0(blocks, 1);
+    auto [restOffsets, restSizes] = along0(blocks, rewriter.getIndexAttr(1));
     partials = tensor::InsertSliceOp::create(rewriter, loc, restValue, partials,
                                              restOffsets, restSizes, strides);
   }
   Value init = op.getDpsInits().front();
   if (pairwise) {
-    Value total = sumPairwise(rewriter, loc, partials, 0, combiner);
+    // A dynamic length keeps a slot for the rest, empty or not: the combine
+    // takes the slots that hold partials.
+    Value total = combinePairwise(rewriter, loc, partials,
+                                  apply(n.ceilDiv(size)), combiner);
     rewriter.replaceOp(op, combineInto(rewriter, loc, total, init, combiner));
   } else {
     rewriter.replaceOp(op, reduceInto(rewriter, loc, partials, init, combiner));
   }
   // The head was the blocks' template only.
-  if (whole != op)
-    rewriter.eraseOp(whole);
+  if (head != op)
+    rewriter.eraseOp(head);
   return success();
+}
+
+/// Reduced elements per result of `op`, saturating; nullopt when dynamic.
+std::optional<int64_t> reducedExtent(linalg::GenericOp op) {
+  int64_t extent = 1;
+  for (auto [size, iterator] :
+       llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray())) {
+    if (iterator != utils::IteratorType::reduction)
+      continue;
+    if (ShapedType::isDynamic(size))
+      return std::nullopt;
+    extent = size != 0 && extent > INT64_MAX / size ? INT64_MAX : extent * size;
+  }
+  return extent;
+}
+
+/// `op` (with one dynamic reduction loop) as an scf.if on its reduced
+/// extent: at least twice `block` elements take the clone returned, which
+/// the caller splits; shorter ones run `op` whole.
+linalg::GenericOp guardShortReductions(RewriterBase &rewriter,
+                                       linalg::GenericOp op, int64_t block) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value extent;
+  for (auto [range, iterator] :
+       llvm::zip(loopRanges(rewriter, op), op.getIteratorTypesArray())) {
+    if (iterator != utils::IteratorType::reduction)
+      continue;
+    Value size = getValueOrCreateConstantIndexOp(rewriter, loc, range.size);
+    extent = extent ? arith::MulIOp::create(rewriter, loc, extent, size) : size;
+  }
+  Value threshold = arith::ConstantIndexOp::create(rewriter, loc, 2 * block);
+  Value isLong = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge,
+                                       extent, threshold);
+  auto branch = scf::IfOp::create(rewriter, loc, op->getResultTypes(), isLong,
+                                  /*addThenBlock=*/true, /*addElseBlock=*/true);
+  rewriter.setInsertionPointToStart(branch.thenBlock());
+  Operation *split = rewriter.clone(*op);
+  scf::YieldOp::create(rewriter, loc, split->getResults());
+  rewriter.setInsertionPointToStart(branch.elseBlock());
+  Operation *whole = rewriter.clone(*op);
+  scf::YieldOp::create(rewriter, loc, whole->getResults());
+  rewriter.replaceOp(op, branch.getResults());
+  return cast<linalg::GenericOp>(split);
 }
 
 struct SplitReductionsPass
@@ -433,9 +416,9 @@ struct SplitReductionsPass
   using PkSplitReductionsBase::PkSplitReductionsBase;
 
   void runOnOperation() override {
-    if (blockSize < 1) {
+    if (blockSize < 1 || blockSize > INT64_MAX / 2) {
       getOperation().emitError("pk-split-reductions: block-size must be "
-                               "positive, got ")
+                               "positive and below 2^62, got ")
           << blockSize;
       return signalPassFailure();
     }
@@ -455,14 +438,8 @@ struct SplitReductionsPass
         collect(op.getRegion(0).front());
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : candidates) {
-      // Reduced elements per result, saturating.
-      int64_t extent = 1;
-      for (auto [size, iterator] :
-           llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
-        if (iterator == utils::IteratorType::reduction)
-          extent = size != 0 && extent > INT64_MAX / size ? INT64_MAX
-                                                          : extent * size;
-      if (extent / 2 < blockSize || extent == INT64_MAX)
+      std::optional<int64_t> extent = reducedExtent(op);
+      if (extent && (*extent / 2 < blockSize || *extent == INT64_MAX))
         continue;
       FailureOr<linalg::GenericOp> plain =
           withoutBroadcastUnitDims(rewriter, op);
@@ -472,8 +449,14 @@ struct SplitReductionsPass
       // the others stay inside each block.
       FailureOr<linalg::GenericOp> single =
           withOneReductionLoop(rewriter, *plain);
-      (void)splitIntoBlocks(rewriter, succeeded(single) ? *single : *plain,
-                            blockSize, pairwise);
+      linalg::GenericOp target = succeeded(single) ? *single : *plain;
+      std::optional<unsigned> dim = loopToSplit(target);
+      if (!dim)
+        continue;
+      // A dynamic length is split when it comes long enough.
+      if (!extent)
+        target = guardShortReductions(rewriter, target, blockSize);
+      (void)splitIntoBlocks(rewriter, target, *dim, blockSize, pairwise);
     }
   }
 };

@@ -246,3 +246,40 @@ func.func @dynamic_rows(%arg0: memref<?x128xf32>, %arg1: memref<?x128xf32>) {
   bufferization.materialize_in_destination %shifted in restrict writable %arg1 : (tensor<?x128xf32>, memref<?x128xf32>) -> ()
   return
 }
+
+// Rows of a dynamic length: rows per tile computed at run time
+// (tile-elements / length, at least 1; 0 elements count as 1), every step
+// fused in.
+// CHECK-LABEL: func.func @dynamic_row_length
+// CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x?xf32>
+// CHECK: %[[LEN:.*]] = tensor.dim %{{.*}}, %c1 : tensor<?x?xf32>
+// CHECK: %[[PER:.*]] = arith.maxui %[[LEN]], %c1
+// CHECK: %[[COUNT:.*]] = arith.divui %c256, %[[PER]]
+// CHECK: %[[STEP:.*]] = arith.maxui %[[COUNT]], %c1
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (%[[N]]) step (%[[STEP]])
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]}
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]}
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @dynamic_row_length(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %len = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e0 = tensor.empty(%n) : tensor<?xf32>
+  %init_max = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<?xf32>) -> tensor<?xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<?x?xf32>) outs(%init_max : tensor<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %out, %in fastmath<reassoc> : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  %full = tensor.empty(%n, %len) : tensor<?x?xf32>
+  %shifted = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %max : tensor<?x?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %s = arith.subf %in, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %shifted : tensor<?x?xf32>
+}

@@ -187,16 +187,62 @@ func.func @short(%x: tensor<7xf32>, %init: tensor<f32>) -> tensor<f32> {
   return %r : tensor<f32>
 }
 
-// A dynamic length: left alone (the frontends compile sums over dynamic
-// dimensions for static sizes).
+// A dynamic length: split for whatever length comes. Fewer than 2 x 4
+// elements reduce whole; longer ones in n/4 blocks, a rest slot that may
+// be empty, and pairwise levels while more than one partial is left.
 // CHECK-LABEL: func.func @dynamic_length
-// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[LONG:.*]] = arith.cmpi sge, %[[N]], %c8
+// CHECK: scf.if %[[LONG]] -> (tensor<f32>)
+// CHECK: tensor.expand_shape {{.*}} into tensor<?x4xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<?x4xf32>) outs(%{{.*}} : tensor<?xf32>)
+// CHECK: %[[COUNT:.*]] = affine.apply #{{.*}}()[%{{.*}}]
+// CHECK-NEXT: scf.while
+// CHECK-SAME: ({{.*}} = %{{.*}}, %{{.*}} = %[[COUNT]]) : (tensor<?xf32>, index)
+// CHECK: arith.cmpi sgt
+// CHECK: scf.condition
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel"]}
+// CHECK: arith.maximumf
+// CHECK: scf.yield
+// CHECK: } else {
 // CHECK: linalg.generic {{.*}}ins(%arg0 : tensor<?xf32>)
 func.func @dynamic_length(%x: tensor<?xf32>, %init: tensor<f32>) -> tensor<f32> {
   %r = linalg.generic {indexing_maps = [#id1, #s1], iterator_types = ["reduction"]}
       ins(%x : tensor<?xf32>) outs(%init : tensor<f32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.maximumf %acc, %a fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// A dynamic count of rows with a static length: split statically (2 whole
+// blocks per row), the slots sized by the rows.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-NOT: scf.if
+// CHECK: tensor.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [%{{.*}}, 2, 4] : tensor<?x8xf32> into tensor<?x2x4xf32>
+// CHECK: outs(%{{.*}} : tensor<2x?xf32>)
+func.func @dynamic_rows(%x: tensor<?x8xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [#id2, #r2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x8xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// Two dynamic reduction loops that cannot be folded into one (the second
+// operand reads them transposed): left alone.
+// CHECK-LABEL: func.func @two_dynamic_loops
+// CHECK-NOT: scf.if
+// CHECK-NOT: tensor.expand_shape
+func.func @two_dynamic_loops(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]}
+      ins(%x, %y : tensor<?x?xf32>, tensor<?x?xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p fastmath<reassoc> : f32
     linalg.yield %s : f32
   } -> tensor<f32>
   return %r : tensor<f32>

@@ -41,8 +41,8 @@ using SizeSymbol = std::pair<int64_t, int64_t>;
 /// `symbols`) into the kernel for every size, given `perturbed`, the same
 /// kernel traced for the second values. Fails with `reason` (in user terms)
 /// where the kernel cannot take dynamic sizes; `traced` is then unusable.
-/// Where only some sizes keep it static (those a sum runs over: a sum is
-/// blocked by its length), their first values go to `keepStatic`: the
+/// Where only some sizes keep it static (a mean's count, non-adjacent
+/// dynamic axes of a sum), their first values go to `keepStatic`: the
 /// kernel may take the others dynamic.
 mlir::LogicalResult generalizeSizes(mlir::ModuleOp traced,
                                     mlir::ModuleOp perturbed,

@@ -219,7 +219,7 @@ def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
   let summary = "Split long reductions into parallel blocks and a pairwise combine";
   let description = [{
     Rewrites each `linalg.generic` on tensors that reduces at least twice
-    `block-size` elements per result (static nonzero sizes, one result of
+    `block-size` elements per result (no static size 0, one result of
     an integer type or a float type with infinities, no `linalg.index` in
     the body, a single combiner that may be regrouped: integer
     add/max/min/and/or/xor, `maximumf`/`minimumf`, and `addf` only with
@@ -245,6 +245,13 @@ def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
     row's keepdims maximum) are collapsed to drop them, and adjacent
     reduction loops that every operand keeps in order (a full reduction of
     a 2-D array) are folded into one (`linalg::collapseOpIterationDims`).
+    A dynamic reduced length (one dynamic reduction loop; the others
+    static) is split the same way for whatever length comes: an `scf.if`
+    runs the op whole when it reduces fewer than twice `block-size`
+    elements, and otherwise blocks it, with a dynamic count of blocks, a
+    rest slot that may be empty, and the pairwise levels in an `scf.while`
+    that halves the count of partials until one is left.
+
     Besides the function's own ops, those directly in the body of one of
     its loops (a tile of rows from `pk-fuse-rows`) are split; deeper ones
     (a matmul's tiles) are left alone.
@@ -277,7 +284,9 @@ def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def PkInlineCpuMath : Pass<"pk-inline-cpu-math", "::mlir::func::FuncOp"> {
