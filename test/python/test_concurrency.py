@@ -68,7 +68,8 @@ def test_threads_share_kernels_and_compile_each_shape_once():
     assert not failures, failures[0]
     for kernel in kernels:
         info = kernel.cache_info()
-        assert info.misses <= len(sizes)
+        # each shape at most once (racing first calls), and one dynamic kernel
+        assert info.misses <= len(sizes) + 1
         assert info.misses == info.entries
     assert sum(k.cache_info().hits + k.cache_info().misses for k in kernels) == 8 * 24
 

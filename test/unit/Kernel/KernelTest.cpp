@@ -443,7 +443,8 @@ TEST(Kernel, ConcurrentCallsOfSeveralKernelsAndShapes) {
   using pk::none;
   using pk::slice;
   // Three kernels of different kinds, shared by 8 threads that call them on
-  // mixed shapes: every result right, every (kernel, shape) compiled once.
+  // mixed shapes: every result right, every (kernel, shape) compiled at
+  // most once, plus one kernel for every size.
   pk::Kernel fma = fmaKernel();
   pk::Kernel rowSums(
       "row_sums", [](Ref x, Ref o) { o[all] = pk::sum(x[all] * 2.0, {-1}); });
@@ -495,7 +496,9 @@ TEST(Kernel, ConcurrentCallsOfSeveralKernelsAndShapes) {
   EXPECT_EQ(wrong.load(), 0);
   for (const pk::Kernel *kernel : {&fma, &rowSums, &stencil}) {
     pk::CacheStats stats = kernel->stats();
-    EXPECT_LE(stats.misses, sizes.size()) << kernel->name();
+    // Each shape compiled at most once (racing first calls may each get a
+    // static kernel) and one dynamic variant.
+    EXPECT_LE(stats.misses, sizes.size() + 1) << kernel->name();
     EXPECT_EQ(stats.misses, stats.entries) << kernel->name();
   }
   EXPECT_EQ(fma.stats().hits + fma.stats().misses + rowSums.stats().hits +
