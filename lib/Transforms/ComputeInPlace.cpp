@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -51,34 +52,54 @@ bool isElementwiseUpdateOf(linalg::GenericOp generic, Value contents) {
   return true;
 }
 
-/// For a tile loop whose result `result` is stored into the ref loaded as
-/// `contents` (pk-fuse-rows' rows of a softmax computed in place): when each
-/// iteration reads `contents` only at the tile it inserts, its shared
-/// output starting empty, the loop starts from `contents` instead and reads
-/// those tiles from its shared output. The reads come before the tile's
-/// insert, so they see the old contents, and bufferization writes the ref
-/// in place (it used to compute the whole result in a temporary, then copy
-/// it).
+/// The shared output (or iteration argument) of tile loop `loop` that
+/// holds its result `result`, and the one insert of a tile into it; null
+/// for other ops, or several inserts.
+std::pair<BlockArgument, Operation *> getTileInsert(OpResult result) {
+  unsigned number = result.getResultNumber();
+  BlockArgument shared;
+  if (auto forall = dyn_cast<scf::ForallOp>(result.getOwner()))
+    shared = forall.getRegionIterArgs()[number];
+  else if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
+    shared = loop.getRegionIterArgs()[number];
+  else
+    return {};
+  SmallVector<Operation *> inserts;
+  for (OpOperand &use : shared.getUses())
+    if (isa<tensor::ParallelInsertSliceOp, tensor::InsertSliceOp>(
+            use.getOwner()) &&
+        use.getOperandNumber() == 1)
+      inserts.push_back(use.getOwner());
+  if (inserts.size() != 1)
+    return {};
+  // A serial loop's insert must be what it yields.
+  if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
+    if (loop.getYieldedValues()[number] != inserts.front()->getResult(0))
+      return {};
+  return {shared, inserts.front()};
+}
+
+/// For a tile loop (`scf.forall` or `scf.for`) whose result `result` is
+/// stored into the ref loaded as `contents` (pk-fuse-rows' rows of a
+/// softmax computed in place): when each iteration reads `contents` only
+/// at the tile it inserts, its shared output starting empty, the loop
+/// starts from `contents` instead and reads those tiles from its shared
+/// output. An iteration's reads see the old contents (the tiles are
+/// disjoint), and bufferization writes the ref in place (it used to compute
+/// the whole result in a temporary, then copy it).
 void computeTilesInPlace(OpResult result, Value contents) {
-  auto loop = dyn_cast<scf::ForallOp>(result.getOwner());
-  if (!loop)
+  auto [shared, insert] = getTileInsert(result);
+  if (!shared)
     return;
-  OpOperand &init = loop.getOutputsMutable()[result.getResultNumber()];
-  BlockArgument shared = loop.getRegionIterArgs()[result.getResultNumber()];
+  Operation *loop = result.getOwner();
+  OpOperand &init = *cast<LoopLikeOpInterface>(loop).getTiedLoopInit(shared);
   if (!init.get().getDefiningOp<tensor::EmptyOp>() ||
       init.get().getType() != contents.getType())
     return;
-  SmallVector<tensor::ParallelInsertSliceOp> inserts;
-  for (Operation *user : shared.getUsers())
-    if (auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(user))
-      inserts.push_back(insert);
-  if (inserts.size() != 1)
-    return;
   auto sameTile = [&](tensor::ExtractSliceOp slice) {
-    return slice->getParentOp() == loop.getOperation() &&
+    return slice->getParentOp() == loop &&
            cast<OffsetSizeAndStrideOpInterface>(slice.getOperation())
-               .isSameAs(cast<OffsetSizeAndStrideOpInterface>(
-                             inserts.front().getOperation()),
+               .isSameAs(cast<OffsetSizeAndStrideOpInterface>(insert),
                          isEqualConstantIntOrValue);
   };
   SmallVector<tensor::ExtractSliceOp> reads;
@@ -97,16 +118,74 @@ void computeTilesInPlace(OpResult result, Value contents) {
     slice.getSourceMutable().assign(shared);
 }
 
+/// The values an `scf.if` result `result` takes in its branches.
+SmallVector<Value> getBranchValues(OpResult result) {
+  auto choice = cast<scf::IfOp>(result.getOwner());
+  SmallVector<Value> values;
+  for (Region *region : {&choice.getThenRegion(), &choice.getElseRegion()})
+    if (!region->empty())
+      values.push_back(region->front().getTerminator()->getOperand(
+          result.getResultNumber()));
+  return values;
+}
+
+/// A store of an `scf.if` choosing between tile loops (pk-fuse-rows'
+/// parallel or serial rows) into a ref the kernel never loads: each loop
+/// starts from the ref's buffer instead of an empty tensor. Empty-tensor
+/// elimination would do this for one loop only (it gives a `restrict`
+/// destination one tensor).
+void writeBranchesIntoDestination(
+    bufferization::MaterializeInDestinationOp store, OpResult result) {
+  Value dest = store.getDest();
+  if (!store.getRestrict() || !store.getWritable() ||
+      !isa<BaseMemRefType>(dest.getType()))
+    return;
+  // (Its sizes may be read.)
+  for (Operation *user : dest.getUsers())
+    if (user != store && !isa<memref::DimOp>(user))
+      return;
+  SmallVector<OpOperand *> inits;
+  for (Value value : getBranchValues(result)) {
+    auto tiles = dyn_cast<OpResult>(value);
+    BlockArgument shared = tiles ? getTileInsert(tiles).first : nullptr;
+    if (!shared)
+      return;
+    OpOperand *init =
+        cast<LoopLikeOpInterface>(tiles.getOwner()).getTiedLoopInit(shared);
+    if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
+        init->get().getType() != result.getType())
+      return;
+    inits.push_back(init);
+  }
+  if (inits.size() != 2)
+    return;
+  OpBuilder builder(result.getOwner());
+  Value buffer = bufferization::ToTensorOp::create(
+      builder, store.getLoc(), result.getType(), dest, /*restrict=*/true,
+      /*writable=*/true);
+  for (OpOperand *init : inits)
+    init->assign(buffer);
+  store.setRestrict(false);
+}
+
 struct ComputeInPlacePass
     : public mlir::pk::impl::PkComputeInPlaceBase<ComputeInPlacePass> {
   void runOnOperation() override {
     getOperation().walk([](bufferization::MaterializeInDestinationOp store) {
+      auto source = dyn_cast<OpResult>(store.getSource());
+      bool chosen = source && isa<scf::IfOp>(source.getOwner());
       bufferization::ToTensorOp contents =
           mlir::pk::loadedContents(store.getDest());
+      if (!contents && chosen)
+        return writeBranchesIntoDestination(store, source);
       if (!contents || !contents.getWritable())
         return;
-      if (auto tiles = dyn_cast<OpResult>(store.getSource()))
-        computeTilesInPlace(tiles, contents.getResult());
+      if (chosen)
+        for (Value value : getBranchValues(source))
+          if (auto tiles = dyn_cast<OpResult>(value))
+            computeTilesInPlace(tiles, contents.getResult());
+      if (source)
+        computeTilesInPlace(source, contents.getResult());
       auto generic = store.getSource().getDefiningOp<linalg::GenericOp>();
       if (!generic || !isElementwiseUpdateOf(generic, contents.getResult()))
         return;

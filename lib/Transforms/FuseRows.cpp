@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
@@ -117,6 +118,32 @@ int64_t getGroupIterations(linalg::GenericOp root, func::FuncOp func) {
                        ? INT64_MAX
                        : iterations * range;
     most = std::max(most, iterations);
+    for (Value operand : op->getOperands())
+      if (isTopLevelTensorOp(operand.getDefiningOp(), func))
+        worklist.push_back(operand.getDefiningOp());
+  }
+  return most;
+}
+
+/// getGroupIterations computed when the kernel runs (for dynamic sizes),
+/// built before `root`.
+Value buildGroupIterations(OpBuilder &b, linalg::GenericOp root,
+                           func::FuncOp func) {
+  Location loc = root.getLoc();
+  Value most;
+  SmallVector<Operation *> worklist{root};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!worklist.empty()) {
+    auto op = cast<linalg::LinalgOp>(worklist.pop_back_val());
+    if (!seen.insert(op).second)
+      continue;
+    Value iterations = arith::ConstantIndexOp::create(b, loc, 1);
+    for (Range range : op.createLoopRanges(b, loc))
+      iterations = arith::MulIOp::create(
+          b, loc, iterations,
+          getValueOrCreateConstantIndexOp(b, loc, range.size));
+    most = most ? arith::MaxUIOp::create(b, loc, most, iterations).getResult()
+                : iterations;
     for (Value operand : op->getOperands())
       if (isTopLevelTensorOp(operand.getDefiningOp(), func))
         worklist.push_back(operand.getDefiningOp());
@@ -430,7 +457,10 @@ struct FuseRowsPass : public mlir::pk::impl::PkFuseRowsBase<FuseRowsPass> {
   }
 
   /// Tiles `root` over its row loops with the producers it reads fused in,
-  /// if a reduction is among them; leaves it alone otherwise.
+  /// if a reduction is among them; leaves it alone otherwise. Where the
+  /// work is known only at run time, an `scf.if` on it chooses between
+  /// parallel and serial tiles (a fork costs microseconds, more than a
+  /// small softmax).
   LogicalResult fuseIntoRows(RewriterBase &rewriter, linalg::GenericOp root,
                              llvm::SmallPtrSetImpl<Operation *> &fusedAway) {
     func::FuncOp func = getOperation();
@@ -445,35 +475,23 @@ struct FuseRowsPass : public mlir::pk::impl::PkFuseRowsBase<FuseRowsPass> {
         rewriter, root, *rowLoops, iterations, tileElements, minTiles);
     if (sizes.empty())
       return success();
-    bool parallel = parallelThreshold > 0 && iterations >= parallelThreshold;
-    scf::SCFTilingOptions options;
-    options.setTileSizes(sizes);
-    options.setLoopType(parallel ? LoopType::ForallOp : LoopType::ForOp);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(root.getOperation()), options);
-    if (failed(tiled) || tiled->loops.empty())
-      return success();
-    auto tiledRoot = cast<linalg::GenericOp>(tiled->tiledOps.front());
-    llvm::SetVector<Operation *> producers =
-        fuseProducersInto(rewriter, tiled->loops, func);
-    bool fusedReduction = llvm::any_of(producers, [](Operation *producer) {
-      auto generic = dyn_cast<linalg::GenericOp>(producer);
-      return generic && generic.getNumReductionLoops() > 0;
-    });
-    if (!fusedReduction) {
-      rewriter.eraseOp(tiled->loops.front());
-      return success();
+    bool dynamic =
+        llvm::any_of(root.getStaticLoopRanges(), ShapedType::isDynamic);
+    llvm::SetVector<Operation *> producers;
+    if (!dynamic || parallelThreshold <= 0) {
+      bool parallel = parallelThreshold > 0 && iterations >= parallelThreshold;
+      FailureOr<SmallVector<Value>> tiles =
+          tileRows(rewriter, root, sizes,
+                   parallel ? LoopType::ForallOp : LoopType::ForOp, producers);
+      if (failed(tiles))
+        return success();
+      rewriter.replaceOp(root, *tiles);
+    } else {
+      if (failed(tileRowsEitherWay(rewriter, root, sizes, producers)))
+        return success();
     }
-    SmallVector<Operation *> tileOps;
-    tiled->loops.back()->walk(
-        [&](linalg::GenericOp op) { tileOps.push_back(op); });
-    writeIntoRootTile(rewriter, tiledRoot, tileOps);
-    for (auto [result, replacement] :
-         llvm::zip(root->getResults(), tiled->replacements))
-      rewriter.replaceAllUsesWith(result, replacement);
     fusedAway.insert(producers.begin(), producers.end());
     fusedAway.insert(root.getOperation());
-    rewriter.eraseOp(root);
     // Producers nothing else reads go now (consumers first), so that they
     // are not taken for roots.
     SmallVector<Operation *> dead = producers.takeVector();
@@ -486,6 +504,95 @@ struct FuseRowsPass : public mlir::pk::impl::PkFuseRowsBase<FuseRowsPass> {
           erased = true;
         }
     }
+    return success();
+  }
+
+  /// `root` tiled with `sizes` in loops of `type`, the producers it reads
+  /// fused in (added to `producers`): the values replacing its results.
+  /// Fails, leaving the IR as it was, unless a reduction is among them.
+  FailureOr<SmallVector<Value>>
+  tileRows(RewriterBase &rewriter, linalg::GenericOp root,
+           ArrayRef<OpFoldResult> sizes, LoopType type,
+           llvm::SetVector<Operation *> &producers) {
+    scf::SCFTilingOptions options;
+    options.setTileSizes(sizes);
+    options.setLoopType(type);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(root.getOperation()), options);
+    if (failed(tiled) || tiled->loops.empty())
+      return failure();
+    auto tiledRoot = cast<linalg::GenericOp>(tiled->tiledOps.front());
+    llvm::SetVector<Operation *> fused =
+        fuseProducersInto(rewriter, tiled->loops, getOperation());
+    bool fusedReduction = llvm::any_of(fused, [](Operation *producer) {
+      auto generic = dyn_cast<linalg::GenericOp>(producer);
+      return generic && generic.getNumReductionLoops() > 0;
+    });
+    if (!fusedReduction) {
+      rewriter.eraseOp(tiled->loops.front());
+      return failure();
+    }
+    SmallVector<Operation *> tileOps;
+    tiled->loops.back()->walk(
+        [&](linalg::GenericOp op) { tileOps.push_back(op); });
+    writeIntoRootTile(rewriter, tiledRoot, tileOps);
+    producers.insert(fused.begin(), fused.end());
+    return SmallVector<Value>(tiled->replacements);
+  }
+
+  /// Replaces `root` by an `scf.if` on its group's iteration count (a
+  /// dynamic one): parallel tiles from `parallel-threshold` iterations,
+  /// serial tiles below. Fails, leaving the IR as it was, where the tiles
+  /// would fuse no reduction.
+  LogicalResult tileRowsEitherWay(RewriterBase &rewriter,
+                                  linalg::GenericOp root,
+                                  ArrayRef<OpFoldResult> sizes,
+                                  llvm::SetVector<Operation *> &producers) {
+    Location loc = root.getLoc();
+    rewriter.setInsertionPoint(root);
+    Value large = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::sge,
+        buildGroupIterations(rewriter, root, getOperation()),
+        arith::ConstantIndexOp::create(rewriter, loc, parallelThreshold));
+    auto choice = scf::IfOp::create(rewriter, loc, root->getResultTypes(),
+                                    large, /*withElseRegion=*/true);
+    for (auto [block, type] :
+         {std::pair(choice.thenBlock(), LoopType::ForallOp),
+          std::pair(choice.elseBlock(), LoopType::ForOp)}) {
+      rewriter.setInsertionPointToStart(block);
+      auto copy = cast<linalg::GenericOp>(rewriter.clone(*root));
+      // Each branch its own empty destination: empty-tensor elimination
+      // puts the caller's buffer in place of the one it traces a store to,
+      // at that use alone.
+      for (OpOperand &init : copy.getDpsInitsMutable())
+        if (auto empty = init.get().getDefiningOp<tensor::EmptyOp>()) {
+          rewriter.setInsertionPoint(copy);
+          init.set(rewriter.clone(*empty)->getResult(0));
+        }
+      rewriter.setInsertionPointAfter(copy);
+      auto yield =
+          scf::YieldOp::create(rewriter, loc, ValueRange(copy->getResults()));
+      rewriter.setInsertionPoint(copy);
+      FailureOr<SmallVector<Value>> tiles =
+          tileRows(rewriter, copy, sizes, type, producers);
+      if (failed(tiles)) {
+        // (Both tilings fuse the same producers: only the first can fail.)
+        if (type == LoopType::ForallOp) {
+          rewriter.eraseOp(choice);
+          return failure();
+        }
+        continue;
+      }
+      rewriter.modifyOpInPlace(yield,
+                               [&] { yield->setOperands(ValueRange(*tiles)); });
+      rewriter.eraseOp(copy);
+    }
+    SmallVector<Value> inits = root.getDpsInits();
+    rewriter.replaceOp(root, choice.getResults());
+    // (Before CSE could merge the branches' copies back into them.)
+    for (Value init : inits)
+      if (init.use_empty() && init.getDefiningOp<tensor::EmptyOp>())
+        rewriter.eraseOp(init.getDefiningOp());
     return success();
   }
 };

@@ -146,3 +146,139 @@ func.func @other_tile(%p: memref<64x16xf32>) {
   bufferization.materialize_in_destination %r in writable %p : (tensor<64x16xf32>, memref<64x16xf32>) -> ()
   return
 }
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// Serial tiles (an scf.for yielding its insert) are computed in place too.
+// CHECK-LABEL: func.func @serial_tiles
+// CHECK: %[[T:.*]] = bufferization.to_tensor %arg0 restrict writable
+// CHECK: scf.for %[[I:.*]] = %{{.*}} iter_args(%[[S:.*]] = %[[T]])
+// CHECK: tensor.extract_slice %[[S]][%[[I]], 0] [4, 16] [1, 1]
+// CHECK-NOT: tensor.extract_slice %[[T]]
+// CHECK: tensor.insert_slice
+func.func @serial_tiles(%o: memref<64x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %t = bufferization.to_tensor %o restrict writable : memref<64x16xf32> to tensor<64x16xf32>
+  %e = tensor.empty() : tensor<64x16xf32>
+  %r = scf.for %i = %c0 to %c64 step %c4 iter_args(%s = %e) -> (tensor<64x16xf32>) {
+    %in = tensor.extract_slice %t[%i, 0] [4, 16] [1, 1] : tensor<64x16xf32> to tensor<4x16xf32>
+    %dest = tensor.extract_slice %s[%i, 0] [4, 16] [1, 1] : tensor<64x16xf32> to tensor<4x16xf32>
+    %n = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%in : tensor<4x16xf32>) outs(%dest : tensor<4x16xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %m = arith.negf %x : f32
+      linalg.yield %m : f32
+    } -> tensor<4x16xf32>
+    %u = tensor.insert_slice %n into %s[%i, 0] [4, 16] [1, 1] : tensor<4x16xf32> into tensor<64x16xf32>
+    scf.yield %u : tensor<64x16xf32>
+  }
+  bufferization.materialize_in_destination %r in writable %o : (tensor<64x16xf32>, memref<64x16xf32>) -> ()
+  return
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// A choice between parallel and serial tiles (pk-fuse-rows with a size
+// known at run time), stored into a ref both read: each branch in place.
+// CHECK-LABEL: func.func @chosen_tiles_in_place
+// CHECK: %[[T:.*]] = bufferization.to_tensor %arg0 restrict writable
+// CHECK: scf.if
+// CHECK: scf.forall {{.*}} shared_outs(%[[S:.*]] = %[[T]])
+// CHECK: tensor.extract_slice %[[S]]
+// CHECK: } else {
+// CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %[[T]])
+// CHECK: tensor.extract_slice %[[A]]
+func.func @chosen_tiles_in_place(%o: memref<?xf32>, %large: i1) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %t = bufferization.to_tensor %o restrict writable : memref<?xf32> to tensor<?xf32>
+  %n = tensor.dim %t, %c0 : tensor<?xf32>
+  %r = scf.if %large -> (tensor<?xf32>) {
+    %e = tensor.empty(%n) : tensor<?xf32>
+    %p = scf.forall (%i) = (0) to (%n) step (4) shared_outs(%s = %e) -> (tensor<?xf32>) {
+      %in = tensor.extract_slice %t[%i] [4] [1] : tensor<?xf32> to tensor<4xf32>
+      %neg = arith.negf %in : tensor<4xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %neg into %s[%i] [4] [1] : tensor<4xf32> into tensor<?xf32>
+      }
+    }
+    scf.yield %p : tensor<?xf32>
+  } else {
+    %e = tensor.empty(%n) : tensor<?xf32>
+    %q = scf.for %i = %c0 to %n step %c4 iter_args(%s = %e) -> (tensor<?xf32>) {
+      %in = tensor.extract_slice %t[%i] [4] [1] : tensor<?xf32> to tensor<4xf32>
+      %neg = arith.negf %in : tensor<4xf32>
+      %u = tensor.insert_slice %neg into %s[%i] [4] [1] : tensor<4xf32> into tensor<?xf32>
+      scf.yield %u : tensor<?xf32>
+    }
+    scf.yield %q : tensor<?xf32>
+  }
+  bufferization.materialize_in_destination %r in writable %o : (tensor<?xf32>, memref<?xf32>) -> ()
+  return
+}
+
+// -----
+
+// The same choice stored into a ref the kernel never loads: both loops
+// start from one tensor of the ref's buffer, made where the choice is (the
+// store is no longer `restrict`: that tensor is).
+// CHECK-LABEL: func.func @chosen_tiles_into_destination
+// CHECK: %[[D:.*]] = bufferization.to_tensor %arg1 restrict writable
+// CHECK-NEXT: scf.if
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[D]])
+// CHECK: } else {
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[D]])
+// CHECK: bufferization.materialize_in_destination %{{.*}} in writable %arg1
+func.func @chosen_tiles_into_destination(%x: memref<?xf32>, %o: memref<?xf32>, %large: i1) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %t = bufferization.to_tensor %x restrict : memref<?xf32> to tensor<?xf32>
+  %n = tensor.dim %t, %c0 : tensor<?xf32>
+  %r = scf.if %large -> (tensor<?xf32>) {
+    %e = tensor.empty(%n) : tensor<?xf32>
+    %p = scf.forall (%i) = (0) to (%n) step (4) shared_outs(%s = %e) -> (tensor<?xf32>) {
+      %in = tensor.extract_slice %t[%i] [4] [1] : tensor<?xf32> to tensor<4xf32>
+      %neg = arith.negf %in : tensor<4xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %neg into %s[%i] [4] [1] : tensor<4xf32> into tensor<?xf32>
+      }
+    }
+    scf.yield %p : tensor<?xf32>
+  } else {
+    %e = tensor.empty(%n) : tensor<?xf32>
+    %q = scf.for %i = %c0 to %n step %c4 iter_args(%s = %e) -> (tensor<?xf32>) {
+      %in = tensor.extract_slice %t[%i] [4] [1] : tensor<?xf32> to tensor<4xf32>
+      %neg = arith.negf %in : tensor<4xf32>
+      %u = tensor.insert_slice %neg into %s[%i] [4] [1] : tensor<4xf32> into tensor<?xf32>
+      scf.yield %u : tensor<?xf32>
+    }
+    scf.yield %q : tensor<?xf32>
+  }
+  bufferization.materialize_in_destination %r in restrict writable %o : (tensor<?xf32>, memref<?xf32>) -> ()
+  return
+}
+
+// -----
+
+// A branch that is no tile loop: the store is left to empty-tensor
+// elimination.
+// CHECK-LABEL: func.func @chosen_other
+// CHECK-NOT: bufferization.to_tensor %arg1
+// CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable %arg1
+func.func @chosen_other(%x: memref<4xf32>, %o: memref<4xf32>, %large: i1) {
+  %t = bufferization.to_tensor %x restrict : memref<4xf32> to tensor<4xf32>
+  %r = scf.if %large -> (tensor<4xf32>) {
+    %neg = arith.negf %t : tensor<4xf32>
+    scf.yield %neg : tensor<4xf32>
+  } else {
+    scf.yield %t : tensor<4xf32>
+  }
+  bufferization.materialize_in_destination %r in restrict writable %o : (tensor<4xf32>, memref<4xf32>) -> ()
+  return
+}

@@ -207,23 +207,40 @@ func.func @empty_rows(%x: tensor<8x0xf32>, %out: tensor<8xf32>) -> tensor<8xf32>
 }
 
 // A dynamic number of rows: tiles of 2 rows of 128, the last one partial
-// (affine.min), every step fused in; after bufferization one buffer per
-// tile, of the tile's rows.
+// (affine.min), every step fused in; parallel tiles from
+// `parallel-threshold` iterations, known when the kernel runs, serial ones
+// below (a fork costs more than a small softmax). After bufferization one
+// buffer per tile, of the tile's rows, and both loops write the caller's.
 // CHECK-LABEL: func.func @dynamic_rows
 // CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x128xf32>
+// CHECK: %[[WORK:.*]] = arith.muli %[[N]], %c128
+// CHECK: %[[LARGE:.*]] = arith.cmpi sge, %{{.*}}, %c1
+// CHECK: scf.if %[[LARGE]] -> (tensor<?x128xf32>)
 // CHECK: scf.forall (%[[I:.*]]) = (0) to (%[[N]]) step (2) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<?x128xf32>)
 // CHECK: %[[ROWS:.*]] = affine.min #{{.*}}(%[[I]])[%[[N]]]
 // CHECK: %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[I]], 0] [%[[ROWS]], 128] [1, 1] : tensor<?x128xf32> to tensor<?x128xf32>
 // CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<?x128xf32>)
 // CHECK: %[[SHIFTED:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[MAX]] : tensor<?x128xf32>, tensor<?xf32>)
 // CHECK: tensor.parallel_insert_slice %[[SHIFTED]] into %[[OUT]][%[[I]], 0] [%[[ROWS]], 128] [1, 1]
+// CHECK: } else {
+// CHECK: scf.for %[[J:.*]] = %c0 to %[[N]] step %c2 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<?x128xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]}
+// CHECK: %[[SHIFTED2:.*]] = linalg.generic
+// CHECK: tensor.insert_slice %[[SHIFTED2]] into %[[ACC]][%[[J]], 0]
 // CHECK-NOT: linalg.generic
 // CHECK: return
 // BUF-LABEL: func.func @dynamic_rows
 // BUF-NOT: memref<?x128xf32> = memref.alloc
+// BUF: scf.if
 // BUF: scf.forall
 // BUF: memref.alloc(%{{.*}}) {{.*}} : memref<?xf32>
+// BUF: subview %arg1
+// BUF: } else {
+// BUF: scf.for
+// BUF: memref.alloc(%{{.*}}) {{.*}} : memref<?xf32>
+// BUF: subview %arg1
 // BUF-NOT: memref.alloc
+// BUF-NOT: memref.copy
 // BUF: return
 func.func @dynamic_rows(%arg0: memref<?x128xf32>, %arg1: memref<?x128xf32>) {
   %c0 = arith.constant 0 : index
@@ -256,10 +273,17 @@ func.func @dynamic_rows(%arg0: memref<?x128xf32>, %arg1: memref<?x128xf32>) {
 // CHECK: %[[PER:.*]] = arith.maxui %[[LEN]], %c1
 // CHECK: %[[COUNT:.*]] = arith.divui %c256, %[[PER]]
 // CHECK: %[[STEP:.*]] = arith.maxui %[[COUNT]], %c1
+// CHECK: %[[WORK:.*]] = arith.muli %[[N]], %[[LEN]]
+// CHECK: scf.if
 // CHECK: scf.forall (%[[I:.*]]) = (0) to (%[[N]]) step (%[[STEP]])
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]}
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]}
 // CHECK: tensor.parallel_insert_slice
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} = %c0 to %[[N]] step %[[STEP]]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]}
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]}
+// CHECK: tensor.insert_slice
 // CHECK-NOT: linalg.generic
 // CHECK: return
 func.func @dynamic_row_length(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {

@@ -269,6 +269,42 @@ def test_softmax_over_varying_widths():
     assert misses(softmax) == 1
 
 
+@pytest.mark.parametrize("in_place", [False, True])
+def test_row_kernels_on_both_sides_of_the_parallel_threshold(in_place):
+    """Whether rows run in parallel tiles is decided when the kernel runs
+    (about 32768 iterations): both ways agree with NumPy, into another
+    array, in place (`k(x, x)`) and through a strided view."""
+    @picokernel.kernel(dynamic=True)
+    def softmax(x_ref, o_ref):
+        x = x_ref[...]
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        o_ref[...] = e / e.sum(axis=1, keepdims=True)
+
+    rng = np.random.default_rng(11)
+    shapes = [(2, 3), (31, 1024), (32, 1024), (33, 1024), (1, 40_000),
+              (300, 7), (5000, 7), (4, 8191), (4, 8192)]
+    for rows, cols in shapes:
+        for strided in [False, True]:
+            base = rng.standard_normal((rows, 2 * cols)).astype(np.float32)
+            x = base[:, ::2] if strided else base[:, :cols]
+            e = np.exp(x - x.max(axis=1, keepdims=True))
+            expected = e / e.sum(axis=1, keepdims=True)
+            if in_place:
+                softmax(x, x)
+                out = x
+            else:
+                out = np.empty((rows, cols), np.float32)
+                softmax(x, out)
+            np.testing.assert_allclose(out, expected, rtol=2e-6, atol=1e-9,
+                                       err_msg=f"{rows}x{cols} strided={strided}")
+            if in_place:
+                # Only the view was written.
+                untouched = base[:, 1::2] if strided else base[:, cols:]
+                assert np.isfinite(untouched).all() and np.abs(untouched).max() > 0.5
+    # One kernel per layout (contiguous rows, strided rows).
+    assert misses(softmax) == 2
+
+
 def test_sums_over_varying_axes_that_are_not_adjacent_stay_static(monkeypatch, capfd):
     @picokernel.kernel
     def outer_axes(x, o):

@@ -164,7 +164,7 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
 def PkFuseRows : Pass<"pk-fuse-rows", "::mlir::func::FuncOp"> {
   let summary = "Compute reductions and the ops reading them row by row";
   let description = [{
-    Tiles each `linalg.generic` on tensors (static shapes) of the
+    Tiles each `linalg.generic` on tensors of the
     function's body that reads a reduction's result, directly or through
     other ops (softmax's division, a norm's scaling, logsumexp's `log`),
     over its *row loops*, and fuses into the tile the generics and fills
@@ -185,7 +185,9 @@ def PkFuseRows : Pass<"pk-fuse-rows", "::mlir::func::FuncOp"> {
     column reduction read by every row) are not fused. A root is left
     alone unless a reduction is fused into it. The tiles are an
     `scf.forall` when the largest op runs at least `parallel-threshold`
-    iterations, else an `scf.for`.
+    iterations, else an `scf.for`; where that count is known only when
+    the kernel runs (dynamic sizes), an `scf.if` on it chooses between the
+    two (a fork costs microseconds, more than a small softmax).
 
     An all-parallel fused op producing a tile of the root's result type
     (softmax's `exp`) writes into the root's destination tile, which the
@@ -363,13 +365,19 @@ def PkComputeInPlace : Pass<"pk-compute-in-place", "::mlir::func::FuncOp"> {
     contents that comes later is still seen by the bufferization analysis,
     which copies where it must.
 
-    Likewise a tile loop (`scf.forall`, from `pk-fuse-rows`: a softmax
-    called as `k(x, x)`) stored into a ref whose loaded tensor it reads
-    only at the tile each iteration inserts: the loop's shared output
-    starts from the loaded tensor instead of an empty one, and those reads
-    take the tile from the shared output (each iteration reads its tile
-    before it writes it). The ref is then written in place instead of in a
-    full-size temporary copied back.
+    Likewise a tile loop (`scf.forall` or `scf.for`, from `pk-fuse-rows`:
+    a softmax called as `k(x, x)`) stored into a ref whose loaded tensor it
+    reads only at the tile each iteration inserts: the loop's shared output
+    (or iteration argument) starts from the loaded tensor instead of an
+    empty one, and those reads take the tile from it (the tiles are
+    disjoint, so an iteration's tile still holds the old contents). The
+    ref is then written in place instead of in a full-size temporary copied
+    back. Both loops of an `scf.if` choosing between parallel and serial
+    tiles (dynamic sizes) are handled. Such a choice stored into a ref the
+    kernel never loads gets one `to_tensor` of the ref's buffer as both
+    loops' start (empty-tensor elimination gives a `restrict` destination
+    to one empty tensor only, and the other branch would write a temporary
+    copied back).
 
     ```mlir
     %t = bufferization.to_tensor %o restrict writable : memref<8xf32> to tensor<8xf32>
