@@ -1,16 +1,10 @@
 //===- Generalize.cpp - one kernel for every size from two traces ---------===//
 
-#include "picokernel/Frontend/Generalize.h"
-#include "SliceSizes.h"
-#include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "Generalizer.h"
 
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
-
-#include <map>
 
 using namespace mlir;
 using namespace mlir::pk;
@@ -22,18 +16,10 @@ namespace {
 /// or result keeps the kernel static.
 bool takesDynamicSizes(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() ||
-         isa<KernelOp, ReturnOp, LoadOp, StoreOp, DimOp, BroadcastOp,
+         isa<KernelOp, ReturnOp, LoadOp, StoreOp, DimOp, CountOp, BroadcastOp,
              ConstantOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ExtractSliceOp,
              InsertSliceOp>(op);
 }
-
-/// A slice of dynamic dimensions: per dimension, the size it takes where
-/// that is dynamic, and its first index.
-struct SlicePlan {
-  Operation *op;
-  SmallVector<std::optional<SizeExpr>> sizes;
-  SmallVector<int64_t> starts, steps;
-};
 
 /// An integer or float attribute's value.
 std::optional<double> numberOf(Attribute attr) {
@@ -52,81 +38,7 @@ bool hasDynamicSizes(Type type) {
   return false;
 }
 
-class Generalizer {
-public:
-  Generalizer(ArrayRef<SizeSymbol> symbols, std::string &reason,
-              SmallVectorImpl<int64_t> &keepStatic)
-      : symbols(symbols), reason(reason), keepStatic(keepStatic) {}
-
-  LogicalResult run(ModuleOp traced, ModuleOp perturbed);
-
-private:
-  LogicalResult fail(const Twine &why) {
-    reason = why.str();
-    return failure();
-  }
-  /// The class of a dynamic size, from its value in the first trace.
-  int classOf(int64_t size) const {
-    for (auto [k, symbol] : llvm::enumerate(symbols))
-      if (symbol.first == size)
-        return int(k);
-    return -1;
-  }
-  /// Records that a size of the first trace `x` and of the second `y` is
-  /// `size`. Two different sizes with the same values make the values
-  /// ambiguous: they may differ for other sizes.
-  void learn(int64_t x, int64_t y, SizeExpr size) {
-    auto [it, inserted] = sizesSeen.try_emplace({x, y}, size);
-    if (!inserted && it->second != size)
-      it->second = std::nullopt;
-  }
-  /// The dynamic size that is `x` in the first trace and `y` in the second.
-  std::optional<SizeExpr> sizeFor(int64_t x, int64_t y) const {
-    auto it = sizesSeen.find({x, y});
-    return it == sizesSeen.end() ? std::nullopt : it->second;
-  }
-  /// Dimension `d` of `value` (of the first trace): null where static,
-  /// failure where its size is not known.
-  FailureOr<std::optional<SizeExpr>> sizeOfDim(Value value, int64_t d) const;
-  template <typename SliceOp> LogicalResult compareSlices(SliceOp a, SliceOp b);
-  /// Keeps the class of first value `size` static, for `why` (the first
-  /// reason is the one given).
-  void keepSizeStatic(int64_t size, StringRef why) {
-    if (keepStatic.empty())
-      keepStaticReason = why.str();
-    if (!llvm::is_contained(keepStatic, size))
-      keepStatic.push_back(size);
-  }
-  FailureOr<SmallVector<int64_t>> mergeShape(ArrayRef<int64_t> a,
-                                             ArrayRef<int64_t> b);
-  FailureOr<Type> merge(Type a, Type b);
-  LogicalResult compare(Operation *a, Operation *b);
-  /// pk.dim of the first parameter with a dimension of class `k`.
-  Value sizeOfClass(int k);
-  /// `size` computed from its class's pk.dim.
-  Value sizeValue(const SizeExpr &size);
-  void rewriteSizedOps();
-  void rewriteSlices();
-
-  ArrayRef<SizeSymbol> symbols;
-  std::string &reason;
-  SmallVectorImpl<int64_t> &keepStatic;
-  std::string keepStaticReason;
-  KernelOp kernel;
-  /// Each parameter's shape in the first trace.
-  SmallVector<SmallVector<int64_t>> parameterShapes;
-  llvm::DenseMap<Value, unsigned> idsA, idsB;
-  /// The merged type of each value of the first trace that changes.
-  SmallVector<std::pair<Value, Type>> newTypes;
-  std::optional<FunctionType> newKernelType;
-  llvm::DenseMap<int, Value> classSizes;
-  std::map<SizeExpr, Value> sizeValues;
-  /// Each dynamic size seen, by its values in the two traces.
-  std::map<std::pair<int64_t, int64_t>, std::optional<SizeExpr>> sizesSeen;
-  /// Each value of the first trace's counterpart in the second.
-  llvm::DenseMap<Value, Value> partners;
-  SmallVector<SlicePlan> slices;
-};
+} // namespace
 
 FailureOr<SmallVector<int64_t>> Generalizer::mergeShape(ArrayRef<int64_t> a,
                                                         ArrayRef<int64_t> b) {
@@ -259,13 +171,22 @@ LogicalResult Generalizer::compare(Operation *a, Operation *b) {
     if (splatA && splatB &&
         splatA.getSplatValue<Attribute>() == splatB.getSplatValue<Attribute>())
       continue;
-    // A size as a number (a mean's count): that size stays static.
-    if (splatA && splatB) {
-      std::optional<double> a = numberOf(splatA.getSplatValue<Attribute>());
-      std::optional<double> b = numberOf(splatB.getSplatValue<Attribute>());
-      int k = a ? classOf(int64_t(*a)) : -1;
-      if (k >= 0 && b && *a == double(symbols[k].first) &&
-          *b == double(symbols[k].second)) {
+    if (splatA && splatB && isa<ConstantOp>(a)) {
+      std::optional<double> first = numberOf(splatA.getSplatValue<Attribute>());
+      std::optional<double> second =
+          numberOf(splatB.getSplatValue<Attribute>());
+      // A count of elements (a mean's divisor): computed from the sizes.
+      if (first && second)
+        if (std::optional<CountPlan> plan =
+                matchCount(*first, *second, seenSizes())) {
+          counts.push_back({cast<ConstantOp>(a), std::move(*plan)});
+          continue;
+        }
+      // A size as a number otherwise (a count not exact in its type): that
+      // size stays static.
+      int k = first ? classOf(int64_t(*first)) : -1;
+      if (k >= 0 && second && *first == double(symbols[k].first) &&
+          *second == double(symbols[k].second)) {
         keepSizeStatic(symbols[k].first,
                        "it uses a size as a number (a mean's count)");
         continue;
@@ -361,113 +282,6 @@ LogicalResult Generalizer::compareSlices(SliceOp a, SliceOp b) {
   }
   slices.push_back(std::move(plan));
   return success();
-}
-
-Value Generalizer::sizeOfClass(int k) {
-  if (Value size = classSizes.lookup(k))
-    return size;
-  Block &body = kernel.getBodyBlock();
-  for (auto [index, shape] : llvm::enumerate(parameterShapes))
-    for (auto [d, size] : llvm::enumerate(shape))
-      if (size == symbols[k].first &&
-          cast<RefType>(kernel.getArgumentTypes()[index]).getShape()[d] ==
-              ShapedType::kDynamic) {
-        OpBuilder builder = OpBuilder::atBlockBegin(&body);
-        Value dim = DimOp::create(builder, kernel.getLoc(),
-                                  body.getArgument(index), int64_t(d));
-        classSizes[k] = dim;
-        return dim;
-      }
-  llvm_unreachable("every size class is some parameter's size");
-}
-
-Value Generalizer::sizeValue(const SizeExpr &size) {
-  Value n = sizeOfClass(size.cls);
-  if (size.offset == 0 && size.step == 1)
-    return n;
-  if (Value value = sizeValues[size])
-    return value;
-  OpBuilder builder(kernel.getContext());
-  builder.setInsertionPointAfter(n.getDefiningOp());
-  Value value =
-      SliceSizeOp::create(builder, kernel.getLoc(), n, size.offset, size.step);
-  sizeValues[size] = value;
-  return value;
-}
-
-void Generalizer::rewriteSlices() {
-  for (SlicePlan &plan : slices) {
-    SmallVector<int64_t> offsets, sizes;
-    SmallVector<Value> dynamicSizes;
-    auto original = [&](auto op) {
-      offsets.assign(op.getOffsets().begin(), op.getOffsets().end());
-      sizes.assign(op.getSizes().begin(), op.getSizes().end());
-    };
-    if (auto extract = dyn_cast<ExtractSliceOp>(plan.op))
-      original(extract);
-    else
-      original(cast<InsertSliceOp>(plan.op));
-    for (auto [d, size] : llvm::enumerate(plan.sizes)) {
-      if (!size)
-        continue;
-      offsets[d] = plan.starts[d];
-      sizes[d] = ShapedType::kDynamic;
-      dynamicSizes.push_back(sizeValue(*size));
-    }
-    auto rewrite = [&](auto op) {
-      op.setOffsets(offsets);
-      op.setSizes(sizes);
-      op.setStrides(plan.steps);
-      op.getDynamicSizesMutable().assign(dynamicSizes);
-    };
-    if (auto extract = dyn_cast<ExtractSliceOp>(plan.op))
-      rewrite(extract);
-    else
-      rewrite(cast<InsertSliceOp>(plan.op));
-  }
-}
-
-void Generalizer::rewriteSizedOps() {
-  // Broadcasts and splats take their dynamic sizes as operands: which
-  // ones is read before the types change.
-  SmallVector<std::pair<Operation *, SmallVector<SizeExpr>>> sized;
-  for (auto [value, type] : newTypes) {
-    Operation *op = value.getDefiningOp();
-    if (!op || !isa<BroadcastOp, ConstantOp>(op))
-      continue;
-    SmallVector<SizeExpr> sizes;
-    for (int64_t d = 0; d < cast<RankedTensorType>(type).getRank(); ++d)
-      if (std::optional<SizeExpr> size = *sizeOfDim(value, d))
-        sizes.push_back(*size);
-    sized.push_back({op, std::move(sizes)});
-  }
-  for (auto [value, type] : newTypes)
-    value.setType(type);
-  if (newKernelType)
-    kernel.setFunctionType(*newKernelType);
-
-  for (auto &[op, sizeExprs] : sized) {
-    auto merged = cast<RankedTensorType>(op->getResult(0).getType());
-    SmallVector<Value> sizes;
-    for (const SizeExpr &size : sizeExprs)
-      sizes.push_back(sizeValue(size));
-    if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
-      broadcast.getSizesMutable().assign(sizes);
-      continue;
-    }
-    // A splat of a dynamic shape: a scalar broadcast to it.
-    auto constant = cast<ConstantOp>(op);
-    auto splat = cast<SplatElementsAttr>(constant.getValue());
-    OpBuilder builder(constant);
-    auto scalarType = RankedTensorType::get({}, merged.getElementType());
-    Value scalar = ConstantOp::create(
-        builder, constant.getLoc(),
-        SplatElementsAttr::get(scalarType, splat.getSplatValue<Attribute>()));
-    Value broadcast =
-        BroadcastOp::create(builder, constant.getLoc(), merged, scalar, sizes);
-    constant.getResult().replaceAllUsesWith(broadcast);
-    constant.erase();
-  }
 }
 
 LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
@@ -576,8 +390,6 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
   dropRecordedIndices(traced);
   return success();
 }
-
-} // namespace
 
 void dropRecordedIndices(ModuleOp module) {
   module.walk([](Operation *op) {

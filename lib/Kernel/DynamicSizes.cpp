@@ -20,11 +20,26 @@
 namespace pk::detail {
 
 namespace {
+/// The first prime at least `n` (n >= 2).
+int64_t primeAtLeast(int64_t n) {
+  auto isPrime = [](int64_t p) {
+    for (int64_t d = 2; d * d <= p; ++d)
+      if (p % d == 0)
+        return false;
+    return true;
+  };
+  while (!isPrime(n))
+    ++n;
+  return n;
+}
+
 /// The sizes the classes of a dynamic compile take in its second trace:
-/// class k's size plus step (k + 1), for the largest step of a few odd ones
-/// whose sizes are new (no size of the first trace, none equal: no
-/// equality either trace lacks) and keep every array countable in bytes.
-/// Empty if none does.
+/// class k's size plus the first prime at least step (k + 1), for the
+/// largest step of a few whose sizes are new (no size of the first trace,
+/// none equal: no equality either trace lacks) and keep every array
+/// countable in bytes. Empty if none does. Distinct primes keep sizes that
+/// are in proportion in the first trace (m = 2 n - 2) from looking like
+/// one another's multiples in both (a mean's count 2 (n - 2) = m - 2).
 std::vector<int64_t> secondSizes(const Signature &real, const SizeMask &mask,
                                  llvm::ArrayRef<int64_t> sizes) {
   std::vector<int64_t> seen;
@@ -33,7 +48,7 @@ std::vector<int64_t> secondSizes(const Signature &real, const SizeMask &mask,
   for (int64_t step : {1009, 101, 11, 3}) {
     std::vector<int64_t> moved;
     for (auto [k, size] : llvm::enumerate(sizes)) {
-      int64_t next = size + step * int64_t(k + 1);
+      int64_t next = size + primeAtLeast(step * int64_t(k + 1));
       if (llvm::is_contained(seen, next) || llvm::is_contained(moved, next))
         break;
       moved.push_back(next);

@@ -178,7 +178,6 @@ def test_views_and_read_only_inputs():
     ("o[...] = x[1:-1] * 2", 2, "it fails for other sizes: "),
     ("o[...] = x[1:] - x[:-1]", 1, "it fails for other sizes: "),
     ("o[...] = x[...] * x.shape[0]", 0, "reads the sizes"),
-    ("o[...] = x[...] - x[...].mean()", 0, "uses a size as a number (a mean's count)"),
     ("o[...] = x[...] * len(x[...])", 0, "reads the sizes"),
     ("o[...] = x[...]; o[-3:] = x[-3:] * 2", 0, "slice of fixed length"),
     ("o[...] = x[...]; o[::-1] = x[...] * 2", 0, "backwards"),
@@ -303,6 +302,52 @@ def test_row_kernels_on_both_sides_of_the_parallel_threshold(in_place):
                 assert np.isfinite(untouched).all() and np.abs(untouched).max() > 0.5
     # One kernel per layout (contiguous rows, strided rows).
     assert misses(softmax) == 2
+
+
+MEANS = {
+    "all": ("o[...] = x[...] - x[...].mean()", lambda x: x - x.mean()),
+    "rows": ("o[...] = x[...] - x[...].mean(axis=1, keepdims=True)",
+             lambda x: x - x.mean(axis=1, keepdims=True)),
+    "columns": ("o[...] = x[...] - x[...].mean(axis=0)", lambda x: x - x.mean(axis=0)),
+    "sliced": ("o[...] = x[1:-1, 1:].mean() + x[:, 2:].mean(axis=1, keepdims=True)"
+               " + x[...] * 0",
+               lambda x: x[1:-1, 1:].mean() + x[:, 2:].mean(axis=1, keepdims=True) + x * 0),
+    "variance": ("v = x[...]; d = v - v.mean(axis=1, keepdims=True); "
+                 "o[...] = (d * d).mean(axis=1, keepdims=True) + v * 0",
+                 lambda x: variance_of_rows(x)),
+}
+
+
+def variance_of_rows(x):
+    d = x - x.mean(axis=1, keepdims=True)
+    return (d * d).mean(axis=1, keepdims=True) + x * 0
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("name", list(MEANS))
+def test_means_divide_by_a_count_of_the_sizes(name, dtype, monkeypatch, capfd):
+    """A mean's divisor is computed from the sizes it averages (pk.count,
+    also for a product of sizes and a slice's length): one compile for
+    every shape, NumPy's result (integers average in float64, float16 in
+    float32)."""
+    body, reference = MEANS[name]
+    namespace = {"np": np}
+    exec(f"def k(x, o):\n    {body}\n", namespace)
+    kernel = picokernel.kernel(namespace["k"], dynamic=True)
+    monkeypatch.setenv("PK_LOG_COMPILES", "1")
+    rng = np.random.default_rng(12)
+    tolerance = {np.float16: 4e-3, np.float32: 2e-6}.get(dtype, 1e-13)
+    for shape in [(4, 6), (5, 9), (6, 3), (64, 1000), (7, 2049)]:
+        x = (rng.standard_normal(shape) * 8).astype(dtype)
+        expected = reference(x)
+        o = np.empty(expected.shape, expected.dtype)
+        kernel(x, o)
+        scale = np.abs(expected).max()
+        np.testing.assert_allclose(o, expected, rtol=tolerance, atol=tolerance * scale,
+                                   err_msg=str(shape))
+    assert misses(kernel) == 1
+    assert "COUNT(" in str(kernel.ir)
+    assert "static" not in capfd.readouterr().err
 
 
 def test_sums_over_varying_axes_that_are_not_adjacent_stay_static(monkeypatch, capfd):

@@ -3,10 +3,10 @@
 // A kernel traced for concrete sizes is generalized to dynamic sizes by
 // tracing it twice: once for the caller's sizes and once with each class of
 // equal input sizes moved by its own offset. Where the two modules differ
-// only in sizes that are exactly an input size, those sizes become `?`;
-// anything else that depends on the sizes (a slice's bounds, a mean's
-// count, an operation that takes no dynamic sizes yet) keeps the kernel
-// static, with the reason.
+// only in sizes that are exactly an input size (or a slice's, or counts of
+// elements such as a mean's divisor), those sizes become `?`; anything else
+// that depends on the sizes (an operation that takes no dynamic sizes yet, a
+// slice of fixed length) keeps the kernel static, with the reason.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,9 +41,9 @@ using SizeSymbol = std::pair<int64_t, int64_t>;
 /// `symbols`) into the kernel for every size, given `perturbed`, the same
 /// kernel traced for the second values. Fails with `reason` (in user terms)
 /// where the kernel cannot take dynamic sizes; `traced` is then unusable.
-/// Where only some sizes keep it static (a mean's count, non-adjacent
-/// dynamic axes of a sum), their first values go to `keepStatic`: the
-/// kernel may take the others dynamic.
+/// Where only some sizes keep it static (a count not exact in its type,
+/// non-adjacent dynamic axes of a sum), their first values go to `keepStatic`:
+/// the kernel may take the others dynamic.
 mlir::LogicalResult generalizeSizes(mlir::ModuleOp traced,
                                     mlir::ModuleOp perturbed,
                                     llvm::ArrayRef<SizeSymbol> symbols,

@@ -143,6 +143,37 @@ struct DimLowering : public OpConversionPattern<DimOp> {
   }
 };
 
+/// The product in index arithmetic, then a number of the element type: an
+/// integer wraps; a float is the nearest to the count (exact in float64
+/// below 2^53, then rounded once), as NumPy converts a count.
+struct CountLowering : public OpConversionPattern<CountOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(CountOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value count =
+        arith::ConstantIndexOp::create(rewriter, loc, int64_t(op.getFactor()));
+    for (Value size : adaptor.getSizes())
+      count = arith::MulIOp::create(rewriter, loc, count, size);
+    Value number =
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), count);
+    Type element = op.getType().getElementType();
+    if (auto real = dyn_cast<FloatType>(element)) {
+      number =
+          arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(), number);
+      if (real.getWidth() < 64)
+        number = arith::TruncFOp::create(rewriter, loc, real, number);
+    } else if (element.getIntOrFloatBitWidth() < 64) {
+      number = arith::TruncIOp::create(rewriter, loc, element, number);
+    }
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
+                                                        number);
+    return success();
+  }
+};
+
 struct ConstantLowering : public OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -184,8 +215,8 @@ struct ConvertPkToLinalgPass
 void mlir::pk::populatePkKernelAndMemoryConversionPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns) {
   patterns.add<KernelLowering, ReturnLowering, LoadLowering, StoreLowering,
-               DimLowering, ConstantLowering>(typeConverter,
-                                              patterns.getContext());
+               DimLowering, CountLowering, ConstantLowering>(
+      typeConverter, patterns.getContext());
 }
 
 void mlir::pk::populatePkToLinalgConversionPatterns(

@@ -166,6 +166,11 @@ void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
           os << "SLICE_SIZE(" << operands(op) << ")[" << size.getOffset()
              << "::" << size.getStep() << "]";
         })
+        .Case([&](CountOp count) {
+          os << "COUNT(" << operands(op) << ")";
+          if (count.getFactor() != 1)
+            os << "*" << count.getFactor();
+        })
         .Case([&](ConstantOp constant) {
           os << "CONST(";
           printElements(constant.getValue(), os);

@@ -64,3 +64,29 @@ pk.kernel @matmul(%a: !pk.ref<?x4xf32>, %b: !pk.ref<4x4xf32>, %o: !pk.ref<?x4xf3
   pk.store %2, %o : tensor<?x4xf32> -> !pk.ref<?x4xf32>
   pk.return
 }
+
+// -----
+
+// A count is a product in index arithmetic, then the nearest float (through
+// float64, exact below 2^53) or a wrapped integer, as a 0-d tensor.
+// CHECK-LABEL: func.func @count
+// CHECK: %[[N:.*]] = memref.dim %arg0, %c1
+// CHECK: %[[P:.*]] = arith.muli %{{.*}}, %[[N]] : index
+// CHECK: %[[I:.*]] = arith.index_cast %[[P]] : index to i64
+// CHECK: %[[D:.*]] = arith.sitofp %[[I]] : i64 to f64
+// CHECK: %[[F:.*]] = arith.truncf %[[D]] : f64 to f32
+// CHECK: tensor.from_elements %[[F]] : tensor<f32>
+// CHECK: arith.trunci %{{.*}} : i64 to i32
+pk.kernel @count(%x: !pk.ref<?x?xf32>, %o: !pk.ref<?x1xf32>, %p: !pk.ref<i32>) {
+  %r = pk.dim %x[0] : !pk.ref<?x?xf32>
+  %n = pk.dim %x[1] : !pk.ref<?x?xf32>
+  %0 = pk.load %x : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %1 = pk.reduce_sum %0 axes = [1] keep_dims : tensor<?x?xf32> -> tensor<?x1xf32>
+  %c = pk.count %n factor 3 : tensor<f32>
+  %b = pk.broadcast %c sizes(%r) : tensor<f32> -> tensor<?x1xf32>
+  %2 = pk.div %1, %b : tensor<?x1xf32>
+  pk.store %2, %o : tensor<?x1xf32> -> !pk.ref<?x1xf32>
+  %k = pk.count %r, %n factor 1 : tensor<i32>
+  pk.store %k, %p : tensor<i32> -> !pk.ref<i32>
+  pk.return
+}

@@ -727,3 +727,35 @@ pk.kernel @slice_size_before_the_start(%x: !pk.ref<?xf32>) {
   pk.store %v, %x : tensor<?xf32> -> !pk.ref<?xf32>
   pk.return
 }
+
+// -----
+
+func.func @count_of_a_shape(%n: index) {
+  // expected-error@+1 {{'pk.count' op must give a 0-d array (a number), not 'tensor<4xf32>': broadcast it to a shape}}
+  %c = pk.count %n factor 1 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @count_of_nothing() {
+  // expected-error@+1 {{'pk.count' op counts no size: a count of known size is a pk.constant}}
+  %c = pk.count factor 3 : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @negative_count(%n: index) {
+  // expected-error@+1 {{'pk.count' op factor -2 is negative: a count is not}}
+  %c = pk.count %n factor -2 : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @count_as_a_bool(%n: index) {
+  // expected-error@+1 {{'pk.count' op result #0 must be ranked tensor of pk numeric element type values, but got 'tensor<i1>'}}
+  %c = pk.count %n factor 1 : tensor<i1>
+  return
+}

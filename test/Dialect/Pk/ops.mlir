@@ -330,3 +330,23 @@ pk.kernel @dynamic_slices(%x: !pk.ref<?x4xf32>, %o: !pk.ref<?x4xf32>, %p: !pk.re
   pk.store %6, %p : tensor<?x4xf32> -> !pk.ref<?x4xf32>
   pk.return
 }
+
+// A mean over a dimension that varies divides by its count.
+// CHECK-LABEL: pk.kernel @dynamic_mean
+// CHECK: %[[N:.*]] = pk.dim %{{.*}}[1] : !pk.ref<?x?xf32>
+// CHECK: %[[C:.*]] = pk.count %[[N]] factor 1 : tensor<f32>
+// CHECK: %[[B:.*]] = pk.broadcast %[[C]] sizes(%{{.*}}) : tensor<f32> -> tensor<?x1xf32>
+// CHECK: pk.div %{{.*}}, %[[B]] : tensor<?x1xf32>
+// CHECK: pk.count %{{.*}}, %[[N]] factor 4 : tensor<i64>
+pk.kernel @dynamic_mean(%x: !pk.ref<?x?xf32>, %o: !pk.ref<?x1xf32>) {
+  %r = pk.dim %x[0] : !pk.ref<?x?xf32>
+  %n = pk.dim %x[1] : !pk.ref<?x?xf32>
+  %0 = pk.load %x : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %1 = pk.reduce_sum %0 axes = [1] keep_dims : tensor<?x?xf32> -> tensor<?x1xf32>
+  %c = pk.count %n factor 1 : tensor<f32>
+  %b = pk.broadcast %c sizes(%r) : tensor<f32> -> tensor<?x1xf32>
+  %2 = pk.div %1, %b : tensor<?x1xf32>
+  %k = pk.count %r, %n factor 4 : tensor<i64>
+  pk.store %2, %o : tensor<?x1xf32> -> !pk.ref<?x1xf32>
+  pk.return
+}

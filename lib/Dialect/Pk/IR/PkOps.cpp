@@ -237,6 +237,20 @@ LogicalResult DimOp::verify() {
   return success();
 }
 
+LogicalResult CountOp::verify() {
+  if (getType().getRank() != 0)
+    return emitOpError() << "must give a 0-d array (a number), not "
+                         << getType() << ": broadcast it to a shape";
+  if (getSizes().empty())
+    return emitOpError()
+           << "counts no size: a count of known size is a pk.constant";
+  // I64Attr reads back as uint64_t.
+  if (int64_t(getFactor()) < 0)
+    return emitOpError() << "factor " << int64_t(getFactor())
+                         << " is negative: a count is not";
+  return success();
+}
+
 OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getOperand().getType() == getType())
     return getOperand();

@@ -224,6 +224,29 @@ def Pk_SliceSizeOp : Pk_Op<"slice_size", [Pure]> {
   let hasFolder = 1;
 }
 
+def Pk_CountOp : Pk_Op<"count", [Pure]> {
+  let summary = "a count of elements, as a number";
+  let description = [{
+    The product of `sizes` and `factor` (a number of elements, such as the
+    divisor of a mean) as a 0-d array of a number type: floats take the
+    nearest value (as NumPy converts a count), integers the value, wrapped
+    where it does not fit. A mean over a dimension whose size varies
+    divides by one.
+
+    ```mlir
+    %n = pk.dim %x[1] : !pk.ref<?x?xf32>
+    %c = pk.count %n factor 1 : tensor<f32>
+    %m = pk.count %n, %k factor 4 : tensor<f64>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$sizes, I64Attr:$factor);
+  let results = (outs Pk_NumericTensor:$result);
+  let assemblyFormat = [{
+    $sizes `factor` $factor attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
     AllElementTypesMatch<["source", "result"]>]> {
   let summary = "a slice of an array";
