@@ -82,7 +82,7 @@ const Executable *GuardCache::findInMemo(KeyView key) {
   return memo.compiled.get();
 }
 
-const Executable *GuardCache::find(KeyView key, KeyView alias) {
+const Executable *GuardCache::find(KeyView key, KeyView alias, bool wait) {
   HitMemo &memo = hitMemo;
   if (memo.cacheId == id &&
       memo.generation == generation.load(std::memory_order_acquire) &&
@@ -102,7 +102,8 @@ const Executable *GuardCache::find(KeyView key, KeyView alias) {
     if (found != entries.end())
       entry = found->second;
   }
-  std::shared_ptr<const Executable> compiled = entry ? hit(*entry) : nullptr;
+  std::shared_ptr<const Executable> compiled =
+      entry ? hit(*entry, wait) : nullptr;
   if (!compiled) // none, or its compile failed: the caller compiles
     return nullptr;
   memo.cacheId = id;
@@ -114,11 +115,16 @@ const Executable *GuardCache::find(KeyView key, KeyView alias) {
   return memo.compiled.get();
 }
 
-/// A hit waits if another thread is still compiling the entry; it is null
-/// if that compile failed: the caller then compiles itself and gets an
-/// exception of its own (one exception object is never thrown in two
-/// threads: a Python one can be restored only once).
-std::shared_ptr<const Executable> GuardCache::hit(CacheEntry &entry) {
+/// A hit waits if another thread is still compiling the entry (unless
+/// `wait` is false: then it is null); it is null if that compile failed:
+/// the caller then compiles itself and gets an exception of its own (one
+/// exception object is never thrown in two threads: a Python one can be
+/// restored only once).
+std::shared_ptr<const Executable> GuardCache::hit(CacheEntry &entry,
+                                                  bool wait) {
+  if (!wait && entry.compiled.wait_for(std::chrono::seconds(0)) !=
+                   std::future_status::ready)
+    return nullptr;
   if (llvm::is_contained(compilingOnThisThread, &entry))
     throw std::runtime_error(
         "kernel '" + kernelName +

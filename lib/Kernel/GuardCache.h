@@ -46,10 +46,11 @@ public:
   /// The reference is valid until this thread's next lookup.
   const Executable &lookup(KeyView key, Compile compile);
   /// The variant for `key` if there is one (waiting for a compile in
-  /// flight), else null; valid like lookup's. `alias`: the call's own key
-  /// where `key` is another (a dynamic-sizes variant's), which this
-  /// thread's next findInMemo then knows.
-  const Executable *find(KeyView key, KeyView alias = {});
+  /// flight, unless `wait` is false: then that is none), else null; valid
+  /// like lookup's. `alias`: the call's own key where `key` is another (a
+  /// dynamic-sizes variant's), which this thread's next findInMemo then
+  /// knows.
+  const Executable *find(KeyView key, KeyView alias = {}, bool wait = true);
   /// The variant this thread found last, if its key or alias is `key`
   /// (no lock, no map); else null.
   const Executable *findInMemo(KeyView key);
@@ -63,7 +64,7 @@ public:
   void clear();
 
 private:
-  std::shared_ptr<const Executable> hit(CacheEntry &entry);
+  std::shared_ptr<const Executable> hit(CacheEntry &entry, bool wait = true);
   std::shared_ptr<const Executable> miss(KeyView key, Compile compile);
   /// Removes the entry for `key` if it is `entry`.
   bool erase(KeyView key, const CacheEntry *entry);

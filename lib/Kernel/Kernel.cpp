@@ -20,6 +20,10 @@ void Kernel::operator()(std::span<const ArrayView> arrays) const {
   cache->call(arrays);
 }
 
+bool Kernel::runIfCompiled(std::span<const ArrayView> arrays) const {
+  return cache->call(arrays, /*mayCompile=*/false);
+}
+
 mlir::OwningOpRef<mlir::ModuleOp>
 Kernel::trace(std::span<const ArrayView> arrays) const {
   return cache->traceFor(signatureOf(arrays));

@@ -92,10 +92,10 @@ KernelCache::finishCompile(CompileContext &context, mlir::ModuleOp module,
   return compiled;
 }
 
-/// The compiled kernel for `arrays`, and each array's parameter index.
-const Executable &KernelCache::prepare(
+const Executable *KernelCache::prepare(
     std::span<const ArrayView> arrays, llvm::SmallVectorImpl<int> &param,
-    llvm::SmallVectorImpl<std::pair<int, int>> &partialOverlaps) {
+    llvm::SmallVectorImpl<std::pair<int, int>> &partialOverlaps,
+    bool mayCompile) {
   llvm::SmallVector<int64_t, 64> key;
   llvm::SmallVector<int, 16> aliasOf;
   checkArguments(arrays, arity, name, paramNames, aliasOf, partialOverlaps);
@@ -114,26 +114,32 @@ const Executable &KernelCache::prepare(
       sizes.clear();
       if (hasPattern(view, masks[i].pattern) &&
           encodeDynamicKey(view, masks[i].mask, dynamicKey, sizes))
-        found =
-            variants.find(KeyView(dynamicKey.data(), dynamicKey.size()), view);
+        found = variants.find(KeyView(dynamicKey.data(), dynamicKey.size()),
+                              view, /*wait=*/mayCompile);
     }
   }
+  // (A caller that may not compile holds a lock a compile may need: it
+  // does not wait for one either.)
   if (!found)
-    found = variants.find(view);
+    found = variants.find(view, {}, /*wait=*/mayCompile);
+  if (!found && !mayCompile)
+    return nullptr;
   if (!found)
     found = &compileOnMiss(arrays, aliasOf, view, dynamicAllowed);
-  const Executable &compiled = *found;
   param.resize(arrays.size());
   int next = 0;
   for (size_t i = 0; i < arrays.size(); ++i)
     param[i] = aliasOf[i] >= 0 ? param[aliasOf[i]] : next++;
-  return compiled;
+  return found;
 }
 
-void KernelCache::call(std::span<const ArrayView> arrays) {
+bool KernelCache::call(std::span<const ArrayView> arrays, bool mayCompile) {
   llvm::SmallVector<int, 16> param;
   llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
-  const Executable &compiled = prepare(arrays, param, partialOverlaps);
+  const Executable *found = prepare(arrays, param, partialOverlaps, mayCompile);
+  if (!found)
+    return false;
+  const Executable &compiled = *found;
   const auto &params = compiled.params();
   llvm::SmallVector<void *, 16> data(params.size());
   llvm::SmallVector<const int64_t *, 16> shapes(params.size());
@@ -154,12 +160,13 @@ void KernelCache::call(std::span<const ArrayView> arrays) {
           "' writes to one of them; pass disjoint arrays or the same "
           "array twice");
   compiled.run(data.data(), shapes.data());
+  return true;
 }
 
 std::vector<bool> KernelCache::written(std::span<const ArrayView> arrays) {
   llvm::SmallVector<int, 16> param;
   llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
-  const Executable &compiled = prepare(arrays, param, partialOverlaps);
+  const Executable &compiled = *prepare(arrays, param, partialOverlaps);
   std::vector<bool> result;
   for (int index : param)
     result.push_back(compiled.params()[index].written);

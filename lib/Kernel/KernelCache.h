@@ -132,10 +132,12 @@ public:
   std::shared_ptr<const Executable>
   finishCompile(CompileContext &context, mlir::ModuleOp module, double traced);
 
-  /// The compiled kernel for `arrays`, and each array's parameter index.
-  const Executable &
+  /// The compiled kernel for `arrays`, and each array's parameter index;
+  /// null on a miss unless `mayCompile`.
+  const Executable *
   prepare(std::span<const ArrayView> arrays, llvm::SmallVectorImpl<int> &param,
-          llvm::SmallVectorImpl<std::pair<int, int>> &partialOverlaps);
+          llvm::SmallVectorImpl<std::pair<int, int>> &partialOverlaps,
+          bool mayCompile = true);
 
   /// On a miss: the dynamic-sizes variant where the policy asks for one and
   /// the kernel allows it, else the static one.
@@ -160,7 +162,9 @@ public:
   /// up: it is, or there is room; `add` adds it.
   bool publishMask(const Key &pattern, const SizeMask &mask, bool add);
 
-  void call(std::span<const ArrayView> arrays);
+  /// Runs the kernel on `arrays`, compiling on a miss unless `mayCompile`
+  /// is false: then a miss returns false without running.
+  bool call(std::span<const ArrayView> arrays, bool mayCompile = true);
 
   std::vector<bool> written(std::span<const ArrayView> arrays);
 

@@ -3,11 +3,12 @@
 // Binds the C++ tracer and runtime: kernels are pk::Kernel objects whose
 // body calls the Python function on Ref proxies. A call stays in C++ on a
 // cache hit: NumPy arrays are checked and viewed through the NumPy C API and
-// the compiled function runs with the GIL released.
+// the compiled function runs (with the GIL released unless the run is short).
 //
 //===----------------------------------------------------------------------===//
 
 #define PICOKERNEL_PYTHON_IMPORTS_NUMPY
+#include "Errors.h"
 #include "NumPy.h"
 #include "Tracing.h"
 
@@ -50,6 +51,30 @@ public:
     return 0;
   }
 
+  /// The type's call slot: a call goes straight to call(), with no method
+  /// lookup, bound method or argument conversion on the way (a `__call__`
+  /// method costs about 100 ns a call).
+  static PyObject *callSlot(PyObject *self, PyObject *args, PyObject *kwargs) {
+    if (!nb::inst_ready(self)) {
+      PyErr_SetString(PyExc_TypeError, "the kernel is not initialized");
+      return nullptr;
+    }
+    if (kwargs && PyDict_GET_SIZE(kwargs) != 0) {
+      PyErr_Format(PyExc_TypeError,
+                   "%s() takes its arrays as positional arguments, not as "
+                   "keywords",
+                   nb::inst_ptr<PyKernel>(self)->name().c_str());
+      return nullptr;
+    }
+    try {
+      nb::inst_ptr<PyKernel>(self)->call(nb::borrow<nb::args>(args));
+    } catch (...) {
+      raisePythonError();
+      return nullptr;
+    }
+    Py_RETURN_NONE;
+  }
+
   static int clear(PyObject *self) {
     nb::inst_ptr<PyKernel>(self)->function = nb::callable();
     return 0;
@@ -65,6 +90,7 @@ public:
     llvm::SmallVector<ArrayView, 8> views(count);
     llvm::SmallVector<int64_t, 64> dims;
     size_t totalDims = 0;
+    int64_t bytes = 0;
     bool direct = true;
     for (size_t i = 0; i < count; ++i) {
       PyObject *object = args[i].ptr();
@@ -75,6 +101,7 @@ public:
              nb::cast<std::string>(nb::type_name(args[i].type())))
                 .c_str());
       totalDims += PyArray_NDIM((PyArrayObject *)object);
+      bytes += PyArray_NBYTES((PyArrayObject *)object);
     }
     dims.reserve(totalDims); // the views' shapes point into it
     for (size_t i = 0; i < count; ++i) {
@@ -102,6 +129,8 @@ public:
     if (!direct)
       return callOnCopies(args);
     try {
+      if (bytes < defaults::kKeepGilBytes && kernel.runIfCompiled(views))
+        return;
       nb::gil_scoped_release release;
       kernel(views);
     } catch (const OverlapError &) {
@@ -406,37 +435,6 @@ traceFunction(nb::callable function, std::string name,
   return {listing(*module), printModule(*module)};
 }
 
-void translateErrors(const std::exception_ptr &error, void *) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const TraceError &e) {
-    PyObject *type = PyExc_ValueError;
-    if (e.category() == TraceError::Category::Type)
-      type = PyExc_TypeError;
-    else if (e.category() == TraceError::Category::Overflow)
-      type = PyExc_OverflowError;
-    else if (e.category() == TraceError::Category::Index)
-      type = PyExc_IndexError;
-    if (e.category() == TraceError::Category::Axis) {
-      // numpy.exceptions.AxisError: a ValueError and an IndexError.
-      nb::object numpy = nb::module_::import_("numpy");
-      nb::object axisError =
-          (nb::hasattr(numpy, "exceptions") ? numpy.attr("exceptions")
-                                            : numpy) // NumPy < 1.25
-              .attr("AxisError");
-      PyErr_SetObject(axisError.ptr(), nb::str(e.what()).ptr());
-      return;
-    }
-    PyErr_SetString(type, e.what());
-  } catch (const ArgumentError &e) {
-    PyErr_SetString(PyExc_ValueError, e.what());
-  } catch (const CompileError &e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  } catch (const VulkanError &e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-}
-
 } // namespace
 
 NB_MODULE(_picokernel, m) {
@@ -450,6 +448,7 @@ NB_MODULE(_picokernel, m) {
   static PyType_Slot kernelSlots[] = {
       {Py_tp_traverse, (void *)PyKernel::traverse},
       {Py_tp_clear, (void *)PyKernel::clear},
+      {Py_tp_call, (void *)PyKernel::callSlot},
       {0, nullptr}};
   nb::class_<PyKernel>(m, "Kernel", nb::is_weak_referenceable(),
                        nb::type_slots(kernelSlots),
@@ -465,9 +464,6 @@ NB_MODULE(_picokernel, m) {
            nb::arg("workgroup_size") = defaults::kWorkgroupSize,
            nb::arg("max_device_bytes") = defaults::kMaxDeviceBytes,
            nb::arg("dynamic") = "automatic")
-      .def("__call__", &PyKernel::call,
-           "Runs the kernel on NumPy arrays (the last one is the output); "
-           "returns None.")
       .def("_trace", &PyKernel::traceArrays)
       .def("_lower", &PyKernel::lower, nb::arg("args"), nb::arg("stage"))
       .def("_last_ir", &PyKernel::lastIR)

@@ -1,6 +1,7 @@
 """8 Python threads call several kernels on mixed shapes at once: every
 result equals NumPy's and every (kernel, shape) compiles once. Compiled
-calls release the GIL, so the threads really run the kernels concurrently."""
+calls release the GIL (but for short runs of a compiled kernel), so the
+threads really run the kernels concurrently."""
 
 import os
 import subprocess
@@ -114,3 +115,41 @@ def test_two_threads_compile_the_first_vulkan_kernels_at_once():
                                 capture_output=True, text=True, timeout=300,
                                 env={**os.environ, "PK_CACHE": "0"})
         assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+SLOW_TRACE = """
+import threading, time
+import numpy as np
+import picokernel
+traced = threading.Event()
+
+@picokernel.kernel
+def slow(x_ref, o_ref):
+    traced.set()
+    time.sleep(0.2)  # the other threads arrive mid-trace
+    o_ref[...] = x_ref[...] * 2
+
+x = np.arange(5, dtype=np.float32)
+outputs = [np.zeros(5, np.float32) for _ in range(6)]
+threads = [threading.Thread(target=slow, args=(x, o)) for o in outputs]
+threads[0].start()
+traced.wait(10)
+for thread in threads[1:]:
+    thread.start()
+for thread in threads:
+    thread.join()
+for o in outputs:
+    np.testing.assert_array_equal(o, x * 2)
+assert slow.cache_info().misses == 1
+print("ok")
+"""
+
+
+def test_short_calls_during_a_slow_trace_of_their_shape_do_not_deadlock():
+    """Short calls keep the GIL while a compiled kernel runs; one that
+    finds its shape still being traced by another thread (which needs the
+    GIL) must let go of it and wait like any other call. (In a process of
+    its own: a deadlock holds the GIL, which no timeout here could take.)"""
+    done = subprocess.run([sys.executable, "-c", SLOW_TRACE], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -139,6 +139,12 @@ public:
     (*this)(std::span<const ArrayView>(arrays.begin(), arrays.size()));
   }
 
+  /// Runs the kernel on `arrays` if a compiled variant for them is cached;
+  /// returns false, without tracing, compiling or running, if none is. For
+  /// callers that hold a lock they would release around a compile (Python's
+  /// GIL) but not around a short run. Throws ArgumentError.
+  bool runIfCompiled(std::span<const ArrayView> arrays) const;
+
   /// The traced pk module for arrays of these shapes and dtypes (no
   /// compilation; arrays' data is not read).
   mlir::OwningOpRef<mlir::ModuleOp>

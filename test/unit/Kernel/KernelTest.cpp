@@ -93,6 +93,27 @@ TEST(Kernel, CacheHitsAndMissesFollowShapesAndDTypes) {
   EXPECT_EQ(od.data[7], 5.0);
 }
 
+TEST(Kernel, RunIfCompiledNeverCompiles) {
+  pk::Kernel fma = fmaKernel();
+  Array<float> a({8}, 1), b({8}, 2), c({8}, 3), o({8}, 7);
+  std::vector<pk::ArrayView> views = {a.view(), b.view(), c.view(), o.view()};
+  EXPECT_FALSE(fma.runIfCompiled(views));
+  EXPECT_EQ(fma.stats().misses, 0u);
+  EXPECT_EQ(o.data[0], 7.0f); // not run
+  fma(views);
+  o.data[0] = 7.0f;
+  EXPECT_TRUE(fma.runIfCompiled(views));
+  EXPECT_EQ(o.data[0], 5.0f);
+  EXPECT_EQ(fma.stats().misses, 1u);
+  // Other shapes are misses again; argument errors still throw.
+  Array<float> a2({9}, 1), b2({9}, 2), c2({9}, 3), o2({9});
+  std::vector<pk::ArrayView> others = {a2.view(), b2.view(), c2.view(),
+                                       o2.view()};
+  EXPECT_FALSE(fma.runIfCompiled(others));
+  std::vector<pk::ArrayView> tooFew = {a.view(), b.view(), c.view()};
+  EXPECT_THROW(fma.runIfCompiled(tooFew), pk::ArgumentError);
+}
+
 TEST(Kernel, RecompilesAreLoggedWithTheirReason) {
   pk::Kernel fma = fmaKernel();
   Array<float> a({8}, 1), b({8}, 2), c({8}, 3), o({8});
