@@ -49,6 +49,16 @@ def softmax_rows(x_ref, o_ref):
     o_ref[...] = e / e.sum(axis=1, keepdims=True)
 
 
+def total(x_ref, o_ref):
+    o_ref[...] = x_ref[...].sum()
+
+
+def layer_norm(x_ref, o_ref):
+    v = x_ref[...]
+    centered = v - v.mean(axis=1, keepdims=True)
+    o_ref[...] = centered / np.sqrt((centered * centered).mean(axis=1, keepdims=True) + 1e-5)
+
+
 def stencil(x_ref, o_ref):
     o_ref[1:-1] = x_ref[2:] - 2 * x_ref[1:-1] + x_ref[:-2]
 
@@ -145,6 +155,15 @@ def speed_ratios(quick):
         arrays = [np.random.rand(rows, 1024).astype(np.float32),
                   np.empty((rows, 1024), np.float32)]
         cases.append((f"softmax {rows}x1024 (rows dynamic)", softmax_rows, arrays))
+    for n in sizes:
+        cases.append((f"x.sum() n={n:,}", total,
+                      [np.random.rand(n).astype(np.float32), np.empty((), np.float32)]))
+    for rows, cols in ([(2, 3), (100, 3000)] if quick else
+                       [(2, 3), (8, 16), (64, 64), (100, 3000), (512, 5000)]):
+        arrays = [np.random.rand(rows, cols).astype(np.float32),
+                  np.empty((rows, cols), np.float32)]
+        cases.append((f"softmax {rows}x{cols} (both sizes dynamic)", softmax_rows, arrays))
+        cases.append((f"layer norm {rows}x{cols} (both sizes dynamic)", layer_norm, arrays))
     for n in ([10_000, 1_000_000] if quick else [1000, 10_000, 1_000_000]):
         cases.append((f"stencil o[1:-1] = x[2:] - 2x[1:-1] + x[:-2], n={n:,}", stencil,
                       [np.random.rand(n).astype(np.float32), np.zeros(n, np.float32)]))
@@ -165,7 +184,7 @@ def speed_ratios(quick):
         static(*arrays)
         dynamic(*arrays)
         elements = max(a.size for a in arrays)
-        reps = max(3, int(3e6 // elements))
+        reps = max(3, min(100_000, int(3e6 // elements)))
         s, d = [], []
         for _ in range(3):  # interleaved
             s.append(best_of(lambda: static(*arrays), reps))
