@@ -304,6 +304,40 @@ def test_row_kernels_on_both_sides_of_the_parallel_threshold(in_place):
     assert misses(softmax) == 2
 
 
+CHAINED = {
+    "maxima": ("a = x - x.max(axis=1, keepdims=True); b = a - a.max(axis=1, keepdims=True); "
+               "o[...] = b - b.max(axis=0, keepdims=True)"),
+    "means": ("a = x - x.mean(axis=1, keepdims=True); b = a - a.mean(axis=1, keepdims=True); "
+              "o[...] = b - b.mean(axis=0)"),
+    "softmax_then_columns": ("e = np.exp(x - x.max(axis=1, keepdims=True)); "
+                             "s = e / e.sum(axis=1, keepdims=True); "
+                             "o[...] = s / s.sum(axis=0, keepdims=True)"),
+    "sinkhorn": ("e = np.exp(x); e = e / e.sum(axis=1, keepdims=True); "
+                 "e = e / e.sum(axis=0, keepdims=True); o[...] = e / e.sum(axis=1, keepdims=True)"),
+}
+
+
+@pytest.mark.parametrize("name", list(CHAINED))
+def test_row_reductions_then_a_column_reduction(name):
+    """Row reductions chained, then one over the columns read back by every
+    row: rows fused into tiles of columns must not write a whole row's
+    values into a tile (dynamic sizes have the same type whatever their
+    size: this corrupted the heap past 4096 elements)."""
+    body = CHAINED[name]
+    namespace = {"np": np}
+    exec(f"def k(x_ref, o_ref):\n    x = x_ref[...]\n    o = o_ref\n    {body}\n", namespace)
+    kernel = picokernel.kernel(namespace["k"], dynamic=True)
+    rng = np.random.default_rng(13)
+    for shape in [(2, 2048), (2, 2049), (32, 128), (33, 128), (31, 1024), (300, 301), (3, 9000)]:
+        x = rng.random(shape).astype(np.float32)
+        o = np.zeros_like(x)
+        kernel(x, o)
+        expected = np.zeros(shape, np.float64)
+        exec(f"def ref(x, o):\n    {body}\n", namespace)
+        namespace["ref"](x.astype(np.float64), expected)
+        np.testing.assert_allclose(o, expected, rtol=2e-5, atol=2e-6, err_msg=str(shape))
+
+
 MEANS = {
     "all": ("o[...] = x[...] - x[...].mean()", lambda x: x - x.mean()),
     "rows": ("o[...] = x[...] - x[...].mean(axis=1, keepdims=True)",
