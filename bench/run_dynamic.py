@@ -76,6 +76,10 @@ def matmul(a_ref, b_ref, o_ref):
     o_ref[...] = a_ref[...] @ b_ref[...]
 
 
+def matmul_bias_relu(a_ref, b_ref, bias_ref, o_ref):
+    o_ref[...] = np.maximum(a_ref[...] @ b_ref[...] + bias_ref[...], 0)
+
+
 def numba_fma():
     """numba's fma: a loop over the flattened arrays (no temporaries)."""
     @numba.njit
@@ -175,8 +179,19 @@ def speed_ratios(quick):
     cases.append((f"differences o = x[1:] - x[:-1], n={n:,} (static: output size is a slice's)",
                   differences,
                   [np.random.rand(n).astype(np.float32), np.empty(n - 1, np.float32)]))
-    cases.append(("matmul 256x256 (static: matmul)", matmul,
-                  [np.random.rand(256, 256).astype(np.float32) for _ in range(3)]))
+    for m, k, n in ([(100, 101, 102), (1000, 1000, 1000)] if quick else
+                    [(8, 16, 32), (64, 64, 64), (100, 101, 102), (256, 256, 256),
+                     (1000, 1000, 1000), (1024, 1024, 1024)]):
+        cases.append((f"matmul {m}x{k} @ {k}x{n}", matmul,
+                      [np.random.rand(m, k).astype(np.float32),
+                       np.random.rand(k, n).astype(np.float32),
+                       np.empty((m, n), np.float32)]))
+    for side in ([256] if quick else [100, 256, 1000]):
+        cases.append((f"matmul + bias, relu {side}x{side}", matmul_bias_relu,
+                      [np.random.rand(side, side).astype(np.float32),
+                       np.random.rand(side, side).astype(np.float32),
+                       np.random.rand(side).astype(np.float32),
+                       np.empty((side, side), np.float32)]))
     results = []
     for label, function, arrays in cases:
         static = picokernel.kernel(function, dynamic=False)
@@ -184,6 +199,8 @@ def speed_ratios(quick):
         static(*arrays)
         dynamic(*arrays)
         elements = max(a.size for a in arrays)
+        if label.startswith("matmul"):  # by multiply-adds
+            elements = arrays[0].size * arrays[1].shape[1] // 30
         reps = max(3, min(100_000, int(3e6 // elements)))
         s, d = [], []
         for _ in range(3):  # interleaved

@@ -79,6 +79,51 @@ std::pair<BlockArgument, Operation *> getTileInsert(OpResult result) {
   return {shared, inserts.front()};
 }
 
+/// Where a value is computed: the operand that holds the empty tensor it
+/// starts from, and the collapse it is read through, if any.
+struct EmptyInit {
+  OpOperand *init = nullptr;
+  tensor::CollapseShapeOp collapse;
+};
+
+/// The empty tensor `value` is computed in: the init of a tile loop (see
+/// getTileInsert), or of a destination-style op, itself possibly computed
+/// in place (a matmul accumulating into a fill, an elementwise update of
+/// it), or the collapse of such a value (a product in its tiled layout);
+/// no init for anything else.
+EmptyInit getEmptyInit(Value value) {
+  if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>()) {
+    if (!collapse.getSrc().hasOneUse())
+      return {};
+    EmptyInit inner = getEmptyInit(collapse.getSrc());
+    if (inner.collapse)
+      return {};
+    inner.collapse = collapse;
+    return inner;
+  }
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
+    return {};
+  OpOperand *init = nullptr;
+  if (BlockArgument shared = getTileInsert(result).first)
+    init = cast<LoopLikeOpInterface>(result.getOwner()).getTiedLoopInit(shared);
+  else if (auto op = dyn_cast<DestinationStyleOpInterface>(result.getOwner()))
+    init = op.getTiedOpOperand(result);
+  if (!init || init->get().getType() != value.getType())
+    return {};
+  if (init->get().getDefiningOp<tensor::EmptyOp>())
+    return {init, {}};
+  // A producer whose result only this op reads (as it writes it: an
+  // elementwise update).
+  Operation *producer = init->get().getDefiningOp();
+  if (!isa_and_nonnull<DestinationStyleOpInterface, tensor::CollapseShapeOp>(
+          producer) ||
+      llvm::any_of(init->get().getUsers(),
+                   [&](Operation *user) { return user != init->getOwner(); }))
+    return {};
+  return getEmptyInit(init->get());
+}
+
 /// For a tile loop (`scf.forall` or `scf.for`) whose result `result` is
 /// stored into the ref loaded as `contents` (pk-fuse-rows' rows of a
 /// softmax computed in place): when each iteration reads `contents` only
@@ -92,10 +137,11 @@ void computeTilesInPlace(OpResult result, Value contents) {
   if (!shared)
     return;
   Operation *loop = result.getOwner();
-  OpOperand &init = *cast<LoopLikeOpInterface>(loop).getTiedLoopInit(shared);
-  if (!init.get().getDefiningOp<tensor::EmptyOp>() ||
-      init.get().getType() != contents.getType())
+  EmptyInit empty = getEmptyInit(result);
+  if (!empty.init || empty.collapse || empty.init->getOwner() != loop ||
+      empty.init->get().getType() != contents.getType())
     return;
+  OpOperand &init = *empty.init;
   auto sameTile = [&](tensor::ExtractSliceOp slice) {
     return slice->getParentOp() == loop &&
            cast<OffsetSizeAndStrideOpInterface>(slice.getOperation())
@@ -129,11 +175,29 @@ SmallVector<Value> getBranchValues(OpResult result) {
   return values;
 }
 
-/// A store of an `scf.if` choosing between tile loops (pk-fuse-rows'
-/// parallel or serial rows) into a ref the kernel never loads: each loop
-/// starts from the ref's buffer instead of an empty tensor. Empty-tensor
-/// elimination would do this for one loop only (it gives a `restrict`
-/// destination one tensor).
+/// The empty inits of every value an `scf.if` result `result` takes, through
+/// nested choices; whether each has one.
+bool collectBranchInits(OpResult result, SmallVectorImpl<EmptyInit> &inits) {
+  for (Value value : getBranchValues(result)) {
+    auto nested = dyn_cast<OpResult>(value);
+    if (nested && isa<scf::IfOp>(nested.getOwner())) {
+      if (!nested.hasOneUse() || !collectBranchInits(nested, inits))
+        return false;
+      continue;
+    }
+    EmptyInit init = getEmptyInit(value);
+    if (!init.init)
+      return false;
+    inits.push_back(init);
+  }
+  return getBranchValues(result).size() == 2;
+}
+
+/// A store of an `scf.if` choosing between computations (pk-fuse-rows'
+/// parallel or serial rows, pk-pack-matmul's packed or plain products)
+/// into a ref the kernel never loads: each starts from the ref's buffer
+/// instead of an empty tensor. Empty-tensor elimination would do this for
+/// one branch only (it gives a `restrict` destination one tensor).
 void writeBranchesIntoDestination(
     bufferization::MaterializeInDestinationOp store, OpResult result) {
   Value dest = store.getDest();
@@ -144,27 +208,26 @@ void writeBranchesIntoDestination(
   for (Operation *user : dest.getUsers())
     if (user != store && !isa<memref::DimOp>(user))
       return;
-  SmallVector<OpOperand *> inits;
-  for (Value value : getBranchValues(result)) {
-    auto tiles = dyn_cast<OpResult>(value);
-    BlockArgument shared = tiles ? getTileInsert(tiles).first : nullptr;
-    if (!shared)
-      return;
-    OpOperand *init =
-        cast<LoopLikeOpInterface>(tiles.getOwner()).getTiedLoopInit(shared);
-    if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
-        init->get().getType() != result.getType())
-      return;
-    inits.push_back(init);
-  }
-  if (inits.size() != 2)
+  SmallVector<EmptyInit> inits;
+  if (!collectBranchInits(result, inits))
     return;
   OpBuilder builder(result.getOwner());
   Value buffer = bufferization::ToTensorOp::create(
       builder, store.getLoc(), result.getType(), dest, /*restrict=*/true,
       /*writable=*/true);
-  for (OpOperand *init : inits)
-    init->assign(buffer);
+  for (EmptyInit &init : inits) {
+    Value into = buffer;
+    // Viewed in the layout the value is computed in (the tiles divide it).
+    if (init.collapse) {
+      builder.setInsertionPoint(init.init->getOwner());
+      into = tensor::ExpandShapeOp::create(
+          builder, init.collapse.getLoc(), init.init->get().getType(), buffer,
+          init.collapse.getReassociationIndices(),
+          tensor::getMixedSizes(builder, init.collapse.getLoc(),
+                                init.init->get()));
+    }
+    init.init->assign(into);
+  }
   store.setRestrict(false);
 }
 

@@ -3,6 +3,7 @@
 #include "Tiling.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -23,14 +24,12 @@ struct PackTiles {
   SmallVector<int64_t> outerSource;
 };
 
-/// The pack's tiles when it has static shapes and tiles the trailing
-/// dimensions of its source, each once.
+/// The pack's tiles when they are static and tile the trailing dimensions
+/// of its source, each once.
 FailureOr<PackTiles> tilesOf(linalg::PackOp pack) {
   RankedTensorType source = pack.getSourceType();
-  RankedTensorType dest = pack.getDestType();
   Type element = source.getElementType();
-  if (!source.hasStaticShape() || !dest.hasStaticShape() ||
-      !VectorType::isValidElementType(element) || element.isInteger(1))
+  if (!VectorType::isValidElementType(element) || element.isInteger(1))
     return failure();
   int64_t rank = source.getRank();
   ArrayRef<int64_t> positions = pack.getInnerDimsPos();
@@ -71,9 +70,11 @@ TileMove tileMove(RewriterBase &rewriter, linalg::PackOp pack,
   // the padding value; then in the order of the destination's tile.
   auto readType = VectorType::get(tiles.tiles, element);
   SmallVector<bool> inBounds;
-  for (int64_t i = 0; i < count; ++i)
-    inBounds.push_back(
-        sourceType.getShape()[tiles.firstTiled + i] % tiles.tiles[i] == 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t size = sourceType.getShape()[tiles.firstTiled + i];
+    inBounds.push_back(!ShapedType::isDynamic(size) &&
+                       size % tiles.tiles[i] == 0);
+  }
   SmallVector<int64_t> order;
   for (int64_t position : pack.getInnerDimsPos())
     order.push_back(position - tiles.firstTiled);
@@ -120,7 +121,7 @@ TileMove tileMove(RewriterBase &rewriter, linalg::PackOp pack,
 } // namespace
 
 FailureOr<Value> packWithVectors(RewriterBase &rewriter, linalg::PackOp pack,
-                                 bool parallel) {
+                                 int64_t parallelThreshold) {
   FailureOr<PackTiles> tiles = tilesOf(pack);
   if (failed(tiles))
     return failure();
@@ -129,14 +130,16 @@ FailureOr<Value> packWithVectors(RewriterBase &rewriter, linalg::PackOp pack,
   int64_t rank = pack.getSourceType().getRank();
   rewriter.setInsertionPoint(pack);
   TileMove moveTile = tileMove(rewriter, pack, *tiles);
-  Value empty = tensor::EmptyOp::create(rewriter, loc, destType.getShape(),
-                                        destType.getElementType());
+  // Every element of the destination is written (the padding included).
+  Value empty = pack.getDest();
+  SmallVector<OpFoldResult> destSizes =
+      tensor::getMixedSizes(rewriter, loc, empty);
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   SmallVector<Value> bounds;
   for (int64_t i = 0; i < rank; ++i)
     bounds.push_back(
-        arith::ConstantIndexOp::create(rewriter, loc, destType.getShape()[i]));
+        getValueOrCreateConstantIndexOp(rewriter, loc, destSizes[i]));
   auto nest = [&](OpBuilder &builder, Location loc, ValueRange bounds,
                   Value dest, ValueRange before, bool relative) -> Value {
     SmallVector<Value> lbs(bounds.size(), zero), steps(bounds.size(), one);
@@ -154,37 +157,65 @@ FailureOr<Value> packWithVectors(RewriterBase &rewriter, linalg::PackOp pack,
     return loops.results.front();
   };
 
-  Value result;
-  int64_t firstExtent = destType.getShape()[0];
-  if (!parallel || firstExtent < 2) {
-    result = nest(rewriter, loc, bounds, empty, {}, false);
-  } else {
-    // The outermost dimension's slices in parallel.
-    auto forall = scf::ForallOp::create(
-        rewriter, loc,
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(firstExtent)},
-        ValueRange{empty}, std::nullopt);
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(forall.getBody());
+  // The outermost dimension's slices in parallel.
+  auto inParallel = [&](OpBuilder &builder, Location loc) -> Value {
+    auto forall = scf::ForallOp::create(builder, loc,
+                                        ArrayRef<OpFoldResult>{destSizes[0]},
+                                        ValueRange{empty}, std::nullopt);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(forall.getBody());
     Value index = forall.getInductionVars().front();
     SmallVector<OpFoldResult> offsets(destType.getRank(),
-                                      rewriter.getIndexAttr(0));
+                                      builder.getIndexAttr(0));
     offsets[0] = index;
-    SmallVector<OpFoldResult> sizes,
-        strides(destType.getRank(), rewriter.getIndexAttr(1));
-    for (int64_t size : destType.getShape())
-      sizes.push_back(rewriter.getIndexAttr(size));
-    sizes[0] = rewriter.getIndexAttr(1);
+    SmallVector<OpFoldResult> sizes(destSizes),
+        strides(destType.getRank(), builder.getIndexAttr(1));
+    sizes[0] = builder.getIndexAttr(1);
     Value slice = tensor::ExtractSliceOp::create(
-        rewriter, loc, forall.getRegionIterArgs().front(), offsets, sizes,
+        builder, loc, forall.getRegionIterArgs().front(), offsets, sizes,
         strides);
-    Value moved = nest(rewriter, loc, ValueRange(bounds).drop_front(), slice,
+    Value moved = nest(builder, loc, ValueRange(bounds).drop_front(), slice,
                        ValueRange{index}, true);
-    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(rewriter, loc, moved,
+    builder.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(builder, loc, moved,
                                           forall.getRegionIterArgs().front(),
                                           offsets, sizes, strides);
-    result = forall.getResult(0);
+    return forall.getResult(0);
+  };
+  auto serially = [&](OpBuilder &builder, Location loc) -> Value {
+    return nest(builder, loc, bounds, empty, {}, false);
+  };
+
+  Value result;
+  int64_t firstExtent = destType.getShape()[0];
+  if (parallelThreshold <= 0 ||
+      (!ShapedType::isDynamic(firstExtent) && firstExtent < 2) ||
+      (destType.hasStaticShape() &&
+       destType.getNumElements() < parallelThreshold)) {
+    result = serially(rewriter, loc);
+  } else if (destType.hasStaticShape()) {
+    result = inParallel(rewriter, loc);
+  } else {
+    // Dynamic sizes: in parallel from the threshold on, decided at run time
+    // (a fork costs microseconds).
+    Value count = one;
+    for (Value bound : bounds)
+      count = arith::MulIOp::create(rewriter, loc, count, bound);
+    for (int64_t tile : tiles->tiles)
+      count = arith::MulIOp::create(
+          rewriter, loc, count,
+          arith::ConstantIndexOp::create(rewriter, loc, tile));
+    Value large = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::sge, count,
+        arith::ConstantIndexOp::create(rewriter, loc, parallelThreshold));
+    auto yield = [](auto build) {
+      return [build](OpBuilder &builder, Location loc) {
+        scf::YieldOp::create(builder, loc, build(builder, loc));
+      };
+    };
+    result = scf::IfOp::create(rewriter, loc, large, yield(inParallel),
+                               yield(serially))
+                 .getResult(0);
   }
   rewriter.replaceOp(pack, result);
   return result;

@@ -5,13 +5,19 @@
 #include "IterationCount.h"
 #include "Tiling.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <functional>
 
 namespace mlir::pk {
 #define GEN_PASS_DEF_PKPACKMATMUL
@@ -35,7 +41,7 @@ std::pair<int64_t, int64_t> registerTile(Type element, int64_t vectorBits) {
 /// Whether `op`'s product fills its register tiles well enough to pack:
 /// rows for a whole tile, half a tile's columns, a whole K block. Thinner
 /// products (dot products, batches of 1 x 1 products) would be padded many
-/// times over, in time and memory.
+/// times over, in time and memory. Dynamic sizes may (see shouldPack).
 bool fillsTiles(linalg::LinalgOp op, int64_t vectorBits, int64_t kBlock) {
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
@@ -45,17 +51,43 @@ bool fillsTiles(linalg::LinalgOp op, int64_t vectorBits, int64_t kBlock) {
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   auto [rows, columns] = registerTile(element, vectorBits);
-  return sizes[dims->m.front()] >= rows &&
-         2 * sizes[dims->n.front()] >= columns &&
-         sizes[dims->k.front()] >= kBlock;
+  auto atLeast = [&](unsigned dim, int64_t least, int64_t times = 1) {
+    return ShapedType::isDynamic(sizes[dim]) || times * sizes[dim] >= least;
+  };
+  return atLeast(dims->m.front(), rows) &&
+         atLeast(dims->n.front(), columns, 2) &&
+         atLeast(dims->k.front(), kBlock);
+}
+
+/// Makes the elementwise consumer of a product `result` (its only use)
+/// write into the product's tensor when it reads it element for element and
+/// has its type: no tensor of its own, so that both compute in one buffer.
+void updateInPlace(RewriterBase &rewriter, Value result) {
+  if (!result.hasOneUse())
+    return;
+  OpOperand &read = *result.use_begin();
+  auto consumer = dyn_cast<linalg::GenericOp>(read.getOwner());
+  if (!consumer || !linalg::isElementwise(consumer) ||
+      consumer.getNumDpsInits() != 1 || !consumer.isDpsInput(&read))
+    return;
+  OpOperand &init = consumer.getDpsInitsMutable()[0];
+  if (!init.get().getDefiningOp<tensor::EmptyOp>() ||
+      init.get().getType() != result.getType() ||
+      consumer.getMatchingIndexingMap(&read) !=
+          consumer.getMatchingIndexingMap(&init))
+    return;
+  rewriter.modifyOpInPlace(consumer, [&] { init.set(result); });
 }
 
 /// Makes the packed contraction write C in its own layout, viewed as
 /// [.., M/mb, mb, N/nb, nb] (an expand_shape, no copy), instead of a packed
 /// copy of C unpacked afterwards: two passes over C fewer when the tiles
-/// divide C. When they do not, and C starts as a fill, it writes a padded
-/// C in that layout, whose slice is the result (one pass fewer).
-void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed) {
+/// divide C (`tilesDivide`: they do at run time). When they do not (or may
+/// not: dynamic sizes), and C starts as a fill, it writes a padded C in that
+/// layout, whose slice is copied into the result (one pass fewer than the
+/// unpack's transpose and copy).
+void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed,
+                         bool tilesDivide) {
   auto generic =
       dyn_cast<linalg::GenericOp>(packed.packedLinalgOp.getOperation());
   if (!generic || generic.getNumDpsInits() != 1 || packed.unPackOps.size() != 1)
@@ -72,31 +104,43 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed) {
       !isIdentityPermutation(pack.getOuterDimsPerm()))
     return;
   if (positions.size() != 2 || positions[0] != rank - 2 ||
-      positions[1] != rank - 1 || !type.hasStaticShape())
+      positions[1] != rank - 1)
     return;
   auto fill = pack.getSource().getDefiningOp<linalg::FillOp>();
   bool fillsNew = fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
-  bool divides = type.getShape()[rank - 2] % tiles[0] == 0 &&
-                 type.getShape()[rank - 1] % tiles[1] == 0;
+  ArrayRef<int64_t> sizes = type.getShape();
+  bool divides = tilesDivide ||
+                 (type.hasStaticShape() && sizes[rank - 2] % tiles[0] == 0 &&
+                  sizes[rank - 1] % tiles[1] == 0);
   if (!divides && !fillsNew)
     return;
 
   Location loc = generic.getLoc();
   rewriter.setInsertionPoint(generic);
+  SmallVector<OpFoldResult> mixed =
+      tensor::getMixedSizes(rewriter, loc, pack.getSource());
   SmallVector<ReassociationIndices> groups;
-  SmallVector<int64_t> shape;
+  SmallVector<int64_t> shape, padded(sizes);
+  SmallVector<Value> dynamicShape;
   for (int64_t d = 0; d < rank - 2; ++d) {
     groups.push_back({int64_t(shape.size())});
-    shape.push_back(type.getShape()[d]);
+    shape.push_back(sizes[d]);
+    if (ShapedType::isDynamic(sizes[d]))
+      dynamicShape.push_back(cast<Value>(mixed[d]));
   }
-  SmallVector<int64_t> padded(type.getShape());
   for (int64_t i = 0; i < 2; ++i) {
-    int64_t first = shape.size();
+    int64_t first = shape.size(), d = rank - 2 + i;
     groups.push_back({first, first + 1});
-    int64_t outer = llvm::divideCeil(type.getShape()[rank - 2 + i], tiles[i]);
+    int64_t outer = ShapedType::isDynamic(sizes[d])
+                        ? ShapedType::kDynamic
+                        : llvm::divideCeil(sizes[d], tiles[i]);
+    if (ShapedType::isDynamic(outer))
+      dynamicShape.push_back(arith::CeilDivSIOp::create(
+          rewriter, loc, cast<Value>(mixed[d]),
+          arith::ConstantIndexOp::create(rewriter, loc, tiles[i])));
     shape.push_back(outer);
     shape.push_back(tiles[i]);
-    padded[rank - 2 + i] = outer * tiles[i];
+    padded[d] = ShapedType::isDynamic(outer) ? outer : outer * tiles[i];
   }
   auto expandedType = RankedTensorType::get(shape, type.getElementType());
   // A fill of a new tensor stays one (empty-tensor elimination then finds
@@ -104,7 +148,7 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed) {
   Value expanded;
   if (fillsNew) {
     Value empty =
-        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+        tensor::EmptyOp::create(rewriter, loc, expandedType, dynamicShape);
     expanded = linalg::FillOp::create(rewriter, loc, fill.getInputs(), empty)
                    .getResult(0);
   } else {
@@ -134,18 +178,186 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed) {
     rewriter.replaceOp(unpack, result);
     mlir::pk::storeWithoutCollapse(
         rewriter, cast<tensor::CollapseShapeOp>(result.getDefiningOp()));
+    // (With static sizes pk-vectorize-packed-matmul may fuse it instead.)
+    if (!type.hasStaticShape())
+      updateInPlace(rewriter, result);
   } else {
+    // Read as a slice by the ops that consume it (an epilogue), or else
+    // copied into the unpack's destination (without its fill: the copy
+    // writes every element), which bufferization then places in the
+    // caller's buffer.
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
-        strides(rank, rewriter.getIndexAttr(1)), sizes;
-    for (int64_t size : type.getShape())
-      sizes.push_back(rewriter.getIndexAttr(size));
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        unpack, cast<RankedTensorType>(unpack.getDest().getType()), result,
-        offsets, sizes, strides);
+        strides(rank, rewriter.getIndexAttr(1));
+    Value slice = tensor::ExtractSliceOp::create(
+        rewriter, unpack.getLoc(), type, result, offsets, mixed, strides);
+    bool readByOps = llvm::all_of(unpack->getUses(), [](OpOperand &use) {
+      auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+      return user && user.isDpsInput(&use);
+    });
+    Value into = unpack.getDest();
+    if (auto intoFill = into.getDefiningOp<linalg::FillOp>())
+      into = intoFill.getOutputs()[0];
+    if (readByOps)
+      rewriter.replaceOp(unpack, slice);
+    else
+      rewriter.replaceOpWithNewOp<linalg::CopyOp>(unpack, slice, into);
   }
   rewriter.eraseOp(generic);
   rewriter.eraseOp(pack);
   packed.packedLinalgOp = cast<linalg::LinalgOp>(replacement.getOperation());
+}
+
+/// The size of `op`'s loop dimension `dim`, read from its first operand
+/// that has it (an input: its init may be copied, see chooseAtRunTime).
+Value loopSize(OpBuilder &builder, linalg::LinalgOp op, unsigned dim) {
+  Value operand;
+  unsigned operandDim = 0;
+  if (failed(op.mapIterationSpaceDimToOperandDim(dim, operand, operandDim)))
+    llvm_unreachable("a contraction's loop dimension indexes an operand");
+  Location loc = op.getLoc();
+  return getValueOrCreateConstantIndexOp(
+      builder, loc, tensor::getMixedSize(builder, loc, operand, operandDim));
+}
+
+/// Whether `op` (a matmul with dynamic sizes) fillsTiles and has at least
+/// `minIterations` multiply-adds, computed before it.
+Value shouldPack(RewriterBase &rewriter, linalg::LinalgOp op,
+                 const linalg::ContractionDimensions &dims, int64_t rows,
+                 int64_t columns, int64_t kBlock, int64_t minIterations) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  auto atLeast = [&](Value size, int64_t least) -> Value {
+    return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, size,
+                                 constant(least));
+  };
+  Value m = loopSize(rewriter, op, dims.m.front());
+  Value n = loopSize(rewriter, op, dims.n.front());
+  Value k = loopSize(rewriter, op, dims.k.front());
+  Value twiceN = arith::MulIOp::create(rewriter, loc, n, constant(2));
+  // Batches x M x N at least minIterations / K (rounded up): C fits in
+  // memory, so that product does not overflow where B x M x N x K might.
+  Value outputs = arith::MulIOp::create(rewriter, loc, m, n);
+  for (unsigned b : dims.batch)
+    outputs = arith::MulIOp::create(rewriter, loc, outputs,
+                                    loopSize(rewriter, op, b));
+  Value positiveK = arith::MaxSIOp::create(rewriter, loc, k, constant(1));
+  Value needed = arith::CeilDivSIOp::create(rewriter, loc,
+                                            constant(minIterations), positiveK);
+  Value large = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge,
+                                      outputs, needed);
+  Value fills = atLeast(m, rows);
+  fills = arith::AndIOp::create(rewriter, loc, fills, atLeast(twiceN, columns));
+  fills = arith::AndIOp::create(rewriter, loc, fills, atLeast(k, kBlock));
+  return arith::AndIOp::create(rewriter, loc, fills, large);
+}
+
+/// The single elementwise consumer of `op`'s result whose other operands
+/// are all defined before `op` (so that both can move to where `op` is);
+/// null if there is none.
+linalg::GenericOp movableConsumer(linalg::LinalgOp op) {
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return {};
+  auto consumer = dyn_cast<linalg::GenericOp>(*result.user_begin());
+  if (!consumer || !linalg::isElementwise(consumer) ||
+      !consumer.hasPureTensorSemantics() ||
+      consumer->getBlock() != op->getBlock())
+    return {};
+  // (A new tensor is copied where it is used, see chooseAtRunTime: its
+  // sizes must be defined before.)
+  std::function<bool(Value)> isBefore = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != op->getBlock() || def->isBeforeInBlock(op))
+      return true;
+    return isa<tensor::EmptyOp>(def) &&
+           llvm::all_of(def->getOperands(), isBefore);
+  };
+  for (Value operand : consumer->getOperands())
+    if (operand != result && !isBefore(operand))
+      return {};
+  return consumer;
+}
+
+/// Replaces `op` (a matmul with dynamic sizes) and its movableConsumer by a
+/// choice made at run time (`condition`) between two copies of them, whose
+/// products are returned (then, else). New tensors and fills of them that
+/// the copies start from are copied too, so that each branch computes in a
+/// tensor of its own (which pk-compute-in-place then places in the caller's
+/// buffer); a packed product's slice then feeds its consumer without a
+/// copy.
+std::pair<linalg::LinalgOp, linalg::LinalgOp>
+chooseAtRunTime(RewriterBase &rewriter, linalg::LinalgOp op, Value condition) {
+  Location loc = op.getLoc();
+  SmallVector<Operation *> moved = {op};
+  if (linalg::GenericOp consumer = movableConsumer(op))
+    moved.push_back(consumer);
+  Operation *last = moved.back();
+  rewriter.setInsertionPoint(op);
+  auto choice = scf::IfOp::create(rewriter, loc, last->getResultTypes(),
+                                  condition, /*addThenBlock=*/true,
+                                  /*addElseBlock=*/true);
+  SmallVector<Operation *> starts;
+  auto copyInto = [&](Block *block) {
+    rewriter.setInsertionPointToStart(block);
+    IRMapping mapping;
+    // Copies a new tensor, or a fill of one, that `value` is.
+    auto copyStart = [&](Value value) {
+      Operation *def = value.getDefiningOp();
+      auto fill = dyn_cast_or_null<linalg::FillOp>(def);
+      if (fill && !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+        return;
+      if (!fill && !isa_and_nonnull<tensor::EmptyOp>(def))
+        return;
+      for (Operation *start :
+           {fill ? fill.getOutputs()[0].getDefiningOp() : nullptr, def}) {
+        if (!start || mapping.contains(start->getResult(0)))
+          continue;
+        rewriter.clone(*start, mapping);
+        if (!llvm::is_contained(starts, start))
+          starts.push_back(start);
+      }
+    };
+    for (Operation *original : moved) {
+      for (Value init :
+           cast<DestinationStyleOpInterface>(original).getDpsInits())
+        copyStart(init);
+      rewriter.clone(*original, mapping);
+    }
+    scf::YieldOp::create(rewriter, loc, mapping.lookup(last->getResult(0)));
+    return cast<linalg::LinalgOp>(mapping.lookup(op.getOperation()));
+  };
+  linalg::LinalgOp first = copyInto(choice.thenBlock());
+  linalg::LinalgOp second = copyInto(choice.elseBlock());
+  rewriter.replaceOp(last, choice.getResults());
+  for (Operation *original : llvm::reverse(moved))
+    if (original != last)
+      rewriter.eraseOp(original);
+  // The originals of the copied starts, fills before their tensors.
+  for (Operation *start : llvm::reverse(starts))
+    if (start->use_empty())
+      rewriter.eraseOp(start);
+  return {first, second};
+}
+
+/// Whether the register tiles divide the rows and columns of `op`'s C.
+Value tilesDivide(RewriterBase &rewriter, linalg::LinalgOp op,
+                  const linalg::ContractionDimensions &dims, int64_t rows,
+                  int64_t columns) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto divides = [&](unsigned dim, int64_t tile) -> Value {
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value rest = arith::RemSIOp::create(
+        rewriter, loc, loopSize(rewriter, op, dim),
+        arith::ConstantIndexOp::create(rewriter, loc, tile));
+    return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, rest,
+                                 zero);
+  };
+  return arith::AndIOp::create(rewriter, loc, divides(dims.m.front(), rows),
+                               divides(dims.n.front(), columns));
 }
 
 struct PackMatmulPass
@@ -167,9 +379,9 @@ struct PackMatmulPass
       Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
       if (!element.isIntOrFloat() || element.isInteger(1))
         return;
+      // (Dynamic sizes count as many: shouldPack decides at run time.)
       int64_t count = mlir::pk::iterationCount(op);
-      if (op.hasDynamicShape() || count == 0 || count < minIterations ||
-          !fillsTiles(op, bits, kBlock))
+      if (count == 0 || count < minIterations || !fillsTiles(op, bits, kBlock))
         return;
       matmuls.push_back(op);
     });
@@ -178,26 +390,48 @@ struct PackMatmulPass
     for (linalg::LinalgOp op : matmuls) {
       Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
       auto [rows, columns] = registerTile(element, bits);
-      auto options = [&, rows = rows, columns = columns](linalg::LinalgOp)
-          -> std::optional<linalg::BlockPackMatmulOptions> {
-        linalg::BlockPackMatmulOptions packing;
-        packing.blockFactors = {rows, columns, int64_t(kBlock)};
-        packing.allowPadding = true;
-        packing.rhsTransposeOuterBlocks = true;
-        packing.rhsTransposeInnerBlocks = false;
-        return packing;
-      };
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::PackResult> packed =
-          linalg::blockPackMatmul(rewriter, op, options);
-      if (failed(packed)) {
-        op.emitOpError("could not be packed into register tiles");
-        return signalPassFailure();
+      if (!op.hasDynamicShape()) {
+        if (failed(packInTiles(rewriter, op, rows, columns, false)))
+          return signalPassFailure();
+        continue;
       }
-      packed->packedLinalgOp->setAttr(mlir::pk::kPackedMatmulAttrName,
-                                      rewriter.getUnitAttr());
-      writeUnpackedResult(rewriter, *packed);
+      // For dynamic sizes, whether to pack is decided at run time; the
+      // packed product writes C itself where the tiles divide it, else a
+      // padded copy.
+      linalg::ContractionDimensions dims = *linalg::inferContractionDims(op);
+      auto [packed, plain] = chooseAtRunTime(
+          rewriter, op,
+          shouldPack(rewriter, op, dims, rows, columns, kBlock, minIterations));
+      updateInPlace(rewriter, plain->getResult(0));
+      auto [divided, padded] = chooseAtRunTime(
+          rewriter, packed, tilesDivide(rewriter, packed, dims, rows, columns));
+      if (failed(packInTiles(rewriter, divided, rows, columns, true)) ||
+          failed(packInTiles(rewriter, padded, rows, columns, false)))
+        return signalPassFailure();
     }
+  }
+
+  /// Packs `op` into register tiles of `rows` x `columns` (see
+  /// writeUnpackedResult for `divides`).
+  LogicalResult packInTiles(RewriterBase &rewriter, linalg::LinalgOp op,
+                            int64_t rows, int64_t columns, bool divides) {
+    linalg::BlockPackMatmulOptions packing;
+    packing.blockFactors = {rows, columns, int64_t(kBlock)};
+    packing.allowPadding = true;
+    packing.rhsTransposeOuterBlocks = true;
+    packing.rhsTransposeInnerBlocks = false;
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::PackResult> packed = linalg::blockPackMatmul(
+        rewriter, op,
+        [&](linalg::LinalgOp) -> std::optional<linalg::BlockPackMatmulOptions> {
+          return packing;
+        });
+    if (failed(packed))
+      return op.emitOpError("could not be packed into register tiles");
+    packed->packedLinalgOp->setAttr(mlir::pk::kPackedMatmulAttrName,
+                                    rewriter.getUnitAttr());
+    writeUnpackedResult(rewriter, *packed, divides);
+    return success();
   }
 };
 

@@ -47,15 +47,17 @@ LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
 void storeWithoutCollapse(RewriterBase &rewriter,
                           tensor::CollapseShapeOp collapse);
 
-/// `pack` (static shapes, tiling the trailing dimensions of its source) as
+/// `pack` (static tiles, of the trailing dimensions of its source) as
 /// loops over its destination's outer dimensions, the outermost an
-/// scf.forall when `parallel`, each step moving one tile as a vector: read
+/// scf.forall when the destination has at least `parallelThreshold`
+/// elements (0: never; for dynamic sizes an scf.if chooses at run time
+/// between both forms), each step moving one tile as a vector: read
 /// from the source (past its end, the padding value), transposed to the
 /// tile's order, written whole. One pass over the source where a lowered
 /// pack with padding takes three (fill, copy, transpose). Replaces `pack`
 /// and returns its value; fails, changing nothing, for other packs.
 FailureOr<Value> packWithVectors(RewriterBase &rewriter, linalg::PackOp pack,
-                                 bool parallel);
+                                 int64_t parallelThreshold);
 
 /// The first op of type `OpTy` nested in `root`.
 template <typename OpTy> OpTy findFirst(Operation *root) {

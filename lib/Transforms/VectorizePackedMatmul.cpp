@@ -258,17 +258,28 @@ struct VectorizePackedMatmulPass
     int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
     int64_t mb = ranges[dims.m.back()], nb = ranges[dims.n.back()],
             kb = ranges[dims.k.back()];
-    int64_t kChunk = mlir::pk::evenChunk(
-        ranges[k], std::max<int64_t>(1, kPanelBytes / (mb * kb * bytes)));
-    int64_t nBlock = mlir::pk::evenChunk(
-        ranges[n],
-        std::max<int64_t>(1, bBlockBytes / (kChunk * kb * nb * bytes)));
-    // Batches in parallel, or else row panels (below).
+    // Dynamic sizes take the longest chunks (the last one shorter). A
+    // dynamic size is never 1 (that is static), nor smaller than a chunk in
+    // the loop nest's result: `isLonger`.
+    auto isLonger = [&](unsigned dim, int64_t chunk) {
+      return ShapedType::isDynamic(ranges[dim]) || chunk < ranges[dim];
+    };
+    auto chunkOf = [&](unsigned dim, int64_t most) {
+      most = std::max<int64_t>(1, most);
+      return ShapedType::isDynamic(ranges[dim])
+                 ? most
+                 : mlir::pk::evenChunk(ranges[dim], most);
+    };
+    int64_t kChunk = chunkOf(k, kPanelBytes / (mb * kb * bytes));
+    int64_t nBlock = chunkOf(n, bBlockBytes / (kChunk * kb * nb * bytes));
+    // Batches in parallel, or else row panels (below). A packed product of
+    // dynamic sizes has at least pk-pack-matmul's minimum of multiply-adds
+    // (checked at run time), which is the parallel threshold's default.
     bool parallel = parallelThreshold > 0 &&
                     mlir::pk::iterationCount(op) >= parallelThreshold;
     bool parallelBatches = false;
     for (unsigned b : dims.batch)
-      parallelBatches |= parallel && ranges[b] > 1;
+      parallelBatches |= parallel && isLonger(b, 1);
 
     // With C final after the register tile's K loop, an elementwise consumer
     // of C is tiled by the loops below instead, and the product fuses into
@@ -308,14 +319,14 @@ struct VectorizePackedMatmulPass
       if (failed(tileBy(batches, parallelBatches)))
         return failure();
     }
-    if (kChunk < ranges[k]) {
+    if (isLonger(k, kChunk)) {
       FailureOr<SmallVector<LoopLikeOpInterface>> chunks =
           tileBy({{k, kChunk}}, false);
       if (failed(chunks) || chunks->size() != 1)
         return failure();
       loops.kChunks = cast<scf::ForOp>(chunks->front().getOperation());
     }
-    if (nBlock < ranges[n] && failed(tileBy({{n, nBlock}}, false)))
+    if (isLonger(n, nBlock) && failed(tileBy({{n, nBlock}}, false)))
       return failure();
     // Row panels (in parallel), then column panels and K: one register
     // tile per iteration, C's rows written in order.
@@ -464,10 +475,8 @@ struct VectorizePackedMatmulPass
                      linalg::isElementwise(producer) && !pack.getPaddingValue();
       // Tile by tile, in one pass (in parallel when large), unless an
       // elementwise producer fuses into the lowered pack's transpose.
-      bool parallel = parallelThreshold > 0 &&
-                      pack.getDestType().getNumElements() >= parallelThreshold;
-      if (!fusible &&
-          succeeded(mlir::pk::packWithVectors(rewriter, pack, parallel)))
+      if (!fusible && succeeded(mlir::pk::packWithVectors(rewriter, pack,
+                                                          parallelThreshold)))
         continue;
       FailureOr<linalg::LowerPackResult> lowered =
           linalg::lowerPack(rewriter, pack);

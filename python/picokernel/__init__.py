@@ -317,10 +317,11 @@ def kernel(fn=None, *, backend="cpu", **options):
     the same pattern, once for dynamic sizes that serve every later size;
     ``True`` compiles for dynamic sizes from the first call; ``False``
     compiles once per shape. Kernels whose code reads sizes (``x.shape``,
-    ``len(x)``) or catches errors of its trace, slices relative to sizes or
-    takes a matmul compile per shape whatever the policy, and sums over a
-    varying length keep it static (CPU only for now); ``PK_LOG_COMPILES=1``
-    logs each compile and why.
+    ``len(x)``) or catches errors of its trace compile per shape whatever
+    the policy; fixed-length, backwards and positional slices
+    (``x[-3:]``, ``x[::-1]``, ``x[2]``) and products of a matrix with a
+    vector keep just the sizes they involve static (CPU only for now);
+    ``PK_LOG_COMPILES=1`` logs each compile and why.
 
     NumPy arrays and numbers the kernel reads from its globals or closure
     are constants, frozen when it is traced for a shape and dtype (as in

@@ -4,6 +4,7 @@
 // dynamic count reduce as static ones do.
 // RUN: pk-opt %s --pk-to-linalg-pipeline --pk-fusion-pipeline --pk-bufferization-pipeline | FileCheck %s --check-prefix=BUF
 // RUN: pk-opt %s --pk-cpu-pipeline | FileCheck %s
+// RUN: pk-opt %s --pk-to-linalg-pipeline --pk-fusion-pipeline --pk-cpu-tiling-pipeline --pk-bufferization-pipeline | FileCheck %s --check-prefix=TILED
 
 // BUF-LABEL: func.func @fma
 // BUF-NOT: memref.alloc
@@ -66,5 +67,27 @@ pk.kernel @stencil(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
   %w = pk.load %o : !pk.ref<?xf32> -> tensor<?xf32>
   %i = pk.insert_slice %s into %w offsets [1] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
   pk.store %i, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}
+
+// A product of dynamic sizes: packed or not, decided at run time, and
+// either way written into the caller's buffer (the packed one through a
+// padded C in its tiled layout, then a copy; no copy of the result).
+// TILED-LABEL: func.func @matmul
+// TILED: scf.if
+// TILED: linalg.copy ins(%{{.*}} : memref<?x?xf32, strided<[?, 1]>>) outs(%arg2 : memref<?x?xf32>)
+// TILED: } else {
+// TILED: linalg.fill ins(%{{.*}} : f32) outs(%arg2 : memref<?x?xf32>)
+// TILED: linalg.matmul ins(%arg0, %arg1 : memref<?x?xf32>, memref<?x?xf32>) outs(%arg2 : memref<?x?xf32>)
+// TILED-NOT: memref.copy
+// TILED: return
+// CHECK-LABEL: llvm.func @matmul
+// CHECK: omp.parallel
+// CHECK: llvm.intr.fmuladd
+pk.kernel @matmul(%a: !pk.ref<?x?xf32>, %b: !pk.ref<?x?xf32>, %o: !pk.ref<?x?xf32>) {
+  %0 = pk.load %a : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %1 = pk.load %b : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %2 = pk.matmul %0, %1 : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  pk.store %2, %o : tensor<?x?xf32> -> !pk.ref<?x?xf32>
   pk.return
 }

@@ -266,8 +266,79 @@ func.func @chosen_tiles_into_destination(%x: memref<?xf32>, %o: memref<?xf32>, %
 
 // -----
 
-// A branch that is no tile loop: the store is left to empty-tensor
-// elimination.
+// pk-pack-matmul's choice: a copy of the packed product's slice into a new
+// tensor, or a plain product accumulating into a fill of one. Both start
+// from the ref's buffer (the fill then fills it).
+// CHECK-LABEL: func.func @chosen_products_into_destination
+// CHECK: %[[D:.*]] = bufferization.to_tensor %arg2 restrict writable
+// CHECK-NEXT: scf.if
+// CHECK: linalg.copy ins(%{{.*}} : tensor<?x?xf32>) outs(%[[D]] : tensor<?x?xf32>)
+// CHECK: } else {
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[D]] : tensor<?x?xf32>)
+// CHECK: linalg.matmul {{.*}} outs(%[[Z]] : tensor<?x?xf32>)
+// CHECK: bufferization.materialize_in_destination %{{.*}} in writable %arg2
+func.func @chosen_products_into_destination(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %o: memref<?x?xf32>, %padded: tensor<?x?xf32>, %pack: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %ta = bufferization.to_tensor %a restrict : memref<?x?xf32> to tensor<?x?xf32>
+  %tb = bufferization.to_tensor %b restrict : memref<?x?xf32> to tensor<?x?xf32>
+  %m = tensor.dim %ta, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %tb, %c1 : tensor<?x?xf32>
+  %r = scf.if %pack -> (tensor<?x?xf32>) {
+    %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+    %s = tensor.extract_slice %padded[0, 0] [%m, %n] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+    %c = linalg.copy ins(%s : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+    scf.yield %c : tensor<?x?xf32>
+  } else {
+    %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+    %p = linalg.matmul ins(%ta, %tb : tensor<?x?xf32>, tensor<?x?xf32>) outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
+    scf.yield %p : tensor<?x?xf32>
+  }
+  bufferization.materialize_in_destination %r in restrict writable %o : (tensor<?x?xf32>, memref<?x?xf32>) -> ()
+  return
+}
+
+// -----
+
+// Nested choices (packed or not; tiles that divide C or not), and a value
+// computed in a tiled layout then collapsed: that one starts from the
+// buffer viewed in its layout (expand_shape).
+// CHECK-LABEL: func.func @nested_choices_and_tiled_layouts
+// CHECK: %[[D:.*]] = bufferization.to_tensor %arg0 restrict writable
+// CHECK: %[[V:.*]] = tensor.expand_shape %[[D]] {{\[\[}}0, 1], [2, 3]] output_shape [%{{.*}}, 8, %{{.*}}, 32]
+// CHECK: linalg.copy ins(%arg7 : tensor<?x8x?x32xf32>) outs(%[[V]] : tensor<?x8x?x32xf32>)
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[D]] : tensor<?x?xf32>)
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[D]] : tensor<?x?xf32>)
+// CHECK: bufferization.materialize_in_destination %{{.*}} in writable %arg0
+func.func @nested_choices_and_tiled_layouts(%o: memref<?x?xf32>, %pack: i1, %divides: i1, %m8: index, %n32: index, %m: index, %n: index, %x: tensor<?x8x?x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %r = scf.if %pack -> (tensor<?x?xf32>) {
+    %d = scf.if %divides -> (tensor<?x?xf32>) {
+      %e = tensor.empty(%m8, %n32) : tensor<?x8x?x32xf32>
+      %t = linalg.copy ins(%x : tensor<?x8x?x32xf32>) outs(%e : tensor<?x8x?x32xf32>) -> tensor<?x8x?x32xf32>
+      %c = tensor.collapse_shape %t [[0, 1], [2, 3]] : tensor<?x8x?x32xf32> into tensor<?x?xf32>
+      scf.yield %c : tensor<?x?xf32>
+    } else {
+      %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+      scf.yield %f : tensor<?x?xf32>
+    }
+    scf.yield %d : tensor<?x?xf32>
+  } else {
+    %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+    scf.yield %f : tensor<?x?xf32>
+  }
+  bufferization.materialize_in_destination %r in restrict writable %o : (tensor<?x?xf32>, memref<?x?xf32>) -> ()
+  return
+}
+
+// -----
+
+// A branch that computes in no new tensor: the store is left to
+// empty-tensor elimination.
 // CHECK-LABEL: func.func @chosen_other
 // CHECK-NOT: bufferization.to_tensor %arg1
 // CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable %arg1

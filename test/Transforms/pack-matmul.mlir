@@ -88,3 +88,127 @@ func.func @stored(%a: tensor<64x64xf32>, %b: tensor<64x128xf32>, %o: memref<64x1
   bufferization.materialize_in_destination %r in restrict writable %o : (tensor<64x128xf32>, memref<64x128xf32>) -> ()
   return
 }
+
+// Dynamic sizes: whether to pack is decided at run time (M at least a
+// tile's rows, 2N at least a tile's columns, K at least a block, and at
+// least min-iterations multiply-adds, tested as M x N >= ceil(32768 / K)
+// so that nothing overflows), and then whether the tiles divide C. Where
+// they do, C is written in its tiled layout, collapsed to the result (which
+// pk-compute-in-place places in the caller's buffer); where they do not, C
+// is padded in that layout and its slice copied into the result's new
+// tensor. The product too small to pack stays as it was. The new tensor
+// and its fill are copied into every branch.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: %[[M:.*]] = tensor.dim %arg0, %{{.*}}
+// CHECK: %[[N:.*]] = tensor.dim %arg1, %{{.*}}
+// CHECK: %[[K:.*]] = tensor.dim %arg0, %{{.*}}
+// CHECK: %[[MN:.*]] = arith.muli %[[M]], %[[N]]
+// CHECK: %[[K1:.*]] = arith.maxsi %[[K]], %{{.*}}
+// CHECK: %[[LEAST:.*]] = arith.ceildivsi %c32768, %[[K1]]
+// CHECK: %[[LARGE:.*]] = arith.cmpi sge, %[[MN]], %[[LEAST]]
+// AVX512: arith.cmpi sge, %[[M]], %c8
+// AVX2: arith.cmpi sge, %[[M]], %c6
+// CHECK: %[[PACK:.*]] = arith.andi %{{.*}}, %[[LARGE]]
+// CHECK: scf.if %[[PACK]] -> (tensor<?x?xf32>) {
+// AVX512: arith.remsi %{{.*}}, %c8
+// AVX512: arith.remsi %{{.*}}, %c32
+// AVX2: arith.remsi %{{.*}}, %c6
+// AVX2: arith.remsi %{{.*}}, %c16
+// CHECK: %[[DIVIDE:.*]] = arith.andi
+// CHECK: scf.if %[[DIVIDE]] -> (tensor<?x?xf32>) {
+// AVX512: linalg.pack %arg0 padding_value({{.*}}) {{.*}} inner_tiles = [8, 4] {{.*}} : tensor<?x?xf32> -> tensor<?x?x8x4xf32>
+// AVX512: %[[TILED:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x8x?x32xf32>
+// AVX512: %[[ZERO:.*]] = linalg.fill {{.*}} outs(%[[TILED]] : tensor<?x8x?x32xf32>)
+// AVX512: %[[P:.*]] = linalg.generic {{.*}} outs(%[[ZERO]] : tensor<?x8x?x32xf32>) attrs = {pk.packed_matmul}
+// AVX512: %[[C:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1], [2, 3]] : tensor<?x8x?x32xf32> into tensor<?x?xf32>
+// AVX512-NOT: linalg.copy
+// AVX512: scf.yield %[[C]]
+// CHECK: } else {
+// CHECK: %[[RESULT:.*]] = tensor.empty(%arg2, %arg3) : tensor<?x?xf32>
+// AVX512: %[[TILED2:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x8x?x32xf32>
+// AVX512: %[[P2:.*]] = linalg.generic {{.*}} attrs = {pk.packed_matmul}
+// AVX512: %[[PADDED:.*]] = tensor.collapse_shape %[[P2]] {{\[\[}}0, 1], [2, 3]] : tensor<?x8x?x32xf32> into tensor<?x?xf32>
+// AVX512: %[[SLICE:.*]] = tensor.extract_slice %[[PADDED]][0, 0] [%{{.*}}, %{{.*}}] [1, 1]
+// AVX512: %[[COPY:.*]] = linalg.copy ins(%[[SLICE]] : tensor<?x?xf32>) outs(%[[RESULT]] : tensor<?x?xf32>)
+// AVX512: scf.yield %[[COPY]]
+// CHECK: } else {
+// CHECK: %[[E:.*]] = tensor.empty
+// CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[E]]
+// CHECK: %[[PLAIN:.*]] = linalg.matmul {{.*}} outs(%[[Z]]
+// CHECK: scf.yield %[[PLAIN]]
+func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %m: index, %n: index) -> tensor<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// An elementwise consumer of a dynamic product moves into every branch:
+// the padded one reads the slice of the padded C (no copy); the others
+// update the product's tensor in place where it has the consumer's type.
+// CHECK-LABEL: func.func @dynamic_with_consumer
+// CHECK: scf.if %{{.*}} -> (tensor<?x?xf16>) {
+// CHECK: scf.if %{{.*}} -> (tensor<?x?xf16>) {
+// AVX512: %[[C:.*]] = tensor.collapse_shape
+// AVX512: linalg.generic {{.*}} ins(%[[C]], %arg2 : tensor<?x?xf32>, tensor<?xf32>) outs(%{{.*}} : tensor<?x?xf16>)
+// CHECK: } else {
+// AVX512: %[[SLICE:.*]] = tensor.extract_slice
+// AVX512-NOT: linalg.copy
+// AVX512: %[[OUT:.*]] = tensor.empty(%arg3, %arg4) : tensor<?x?xf16>
+// AVX512: %[[R:.*]] = linalg.generic {{.*}} ins(%[[SLICE]], %arg2 : tensor<?x?xf32>, tensor<?xf32>) outs(%[[OUT]] : tensor<?x?xf16>)
+// AVX512: scf.yield %[[R]]
+// CHECK: } else {
+// CHECK: %[[P:.*]] = linalg.matmul
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[P]], %arg2 : tensor<?x?xf32>, tensor<?xf32>) outs(%{{.*}} : tensor<?x?xf16>)
+// CHECK: scf.yield %[[S]]
+// CHECK-LABEL: func.func @dynamic_update
+// AVX512: %[[C:.*]] = tensor.collapse_shape
+// AVX512: linalg.generic {{.*}} ins(%[[C]], %arg2 : tensor<?x?xf32>, tensor<?xf32>) outs(%[[C]] : tensor<?x?xf32>)
+// CHECK: } else {
+// CHECK: } else {
+// CHECK: %[[P:.*]] = linalg.matmul
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[P]], %arg2 : tensor<?x?xf32>, tensor<?xf32>) outs(%[[P]] : tensor<?x?xf32>)
+// CHECK: scf.yield %[[S]]
+func.func @dynamic_with_consumer(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %bias: tensor<?xf32>, %m: index, %n: index) -> tensor<?x?xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %h = tensor.empty(%m, %n) : tensor<?x?xf16>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%r, %bias : tensor<?x?xf32>, tensor<?xf32>) outs(%h : tensor<?x?xf16>) {
+  ^bb0(%x: f32, %y: f32, %o: f16):
+    %sum = arith.addf %x, %y : f32
+    %t = arith.truncf %sum : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<?x?xf16>
+  return %s : tensor<?x?xf16>
+}
+
+func.func @dynamic_update(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %bias: tensor<?xf32>, %m: index, %n: index) -> tensor<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%r, %bias : tensor<?x?xf32>, tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %sum = arith.addf %x, %y : f32
+    linalg.yield %sum : f32
+  } -> tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
+
+// A dynamic product whose static sizes are too thin (K below a block)
+// is never packed: no choice.
+// CHECK-LABEL: func.func @dynamic_thin
+// CHECK-NOT: scf.if
+// CHECK-NOT: linalg.pack
+// CHECK: linalg.matmul
+func.func @dynamic_thin(%a: tensor<?x3xf32>, %b: tensor<3x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<?x3xf32>, tensor<3x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}

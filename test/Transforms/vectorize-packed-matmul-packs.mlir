@@ -78,3 +78,30 @@ func.func @no_tiles(%s: tensor<4x6xf32>) -> tensor<6x4xf32> {
   %p = linalg.pack %s outer_dims_perm = [1, 0] inner_dims_pos = [] inner_tiles = [] into %e : tensor<4x6xf32> -> tensor<6x4xf32>
   return %p : tensor<6x4xf32>
 }
+
+// Dynamic sizes: the loops run to the destination's sizes, the reads may
+// pass the source's end (not in bounds), and whether the outermost
+// dimension runs in parallel is decided at run time, on the number of
+// elements moved (an scf.if between the forall and serial loops).
+// CHECK-LABEL: func.func @dynamic
+// CHECK-DAG: %[[ROWS:.*]] = tensor.dim %arg1, %c0
+// CHECK-DAG: %[[COLS:.*]] = tensor.dim %arg1, %c1
+// CHECK: %[[N:.*]] = arith.muli %[[ROWS]], %[[COLS]]
+// CHECK: %[[ELEMENTS:.*]] = arith.muli %[[N]], %c32
+// CHECK: %[[LARGE:.*]] = arith.cmpi sge, %[[ELEMENTS]], %c100
+// CHECK: scf.if %[[LARGE]] -> (tensor<?x?x8x4xf32>) {
+// CHECK: scf.forall (%{{.*}}) in (%[[ROWS]]) shared_outs(%{{.*}} = %arg1)
+// CHECK: vector.transfer_read %arg0[%{{.*}}, %{{.*}}], %{{.*}} : tensor<?x?xf32>, vector<8x4xf32>
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} = %c0 to %[[ROWS]] step %c1 iter_args(%{{.*}} = %arg1)
+// CHECK: scf.for %{{.*}} = %c0 to %[[COLS]] step %c1
+// CHECK: vector.transfer_read %arg0[%{{.*}}, %{{.*}}], %{{.*}} : tensor<?x?xf32>, vector<8x4xf32>
+// SERIAL-LABEL: func.func @dynamic
+// SERIAL-NOT: scf.if
+// SERIAL-NOT: scf.forall
+// SERIAL: vector.transfer_read
+func.func @dynamic(%s: tensor<?x?xf32>, %e: tensor<?x?x8x4xf32>) -> tensor<?x?x8x4xf32> {
+  %pad = arith.constant 0.0 : f32
+  %p = linalg.pack %s padding_value(%pad : f32) inner_dims_pos = [0, 1] inner_tiles = [8, 4] into %e : tensor<?x?xf32> -> tensor<?x?x8x4xf32>
+  return %p : tensor<?x?x8x4xf32>
+}

@@ -157,3 +157,29 @@ func.func @epilogue(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %bias: tensor<
   } -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
+
+// Dynamic sizes (pk-pack-matmul's run-time choice): chunks of K of at most
+// 512 blocks and blocks of at most 4 column panels (affine.min: the last
+// ones shorter), row panels in parallel, the first chunk's tiles started
+// from zero; C's tiled layout is then copied into the result. The product
+// too small to pack stays as it was.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// CHECK: scf.for %[[K:.*]] = %c0 to %{{.*}} step %c512 iter_args
+// CHECK: affine.min
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args
+// CHECK: scf.forall
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K]], %c0
+// CHECK: scf.if %[[FIRST]] -> (vector<8x32xf32>)
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK: tensor.collapse_shape
+// CHECK: linalg.copy
+// CHECK: } else {
+// CHECK: linalg.matmul
+func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %m: index, %n: index) -> tensor<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}

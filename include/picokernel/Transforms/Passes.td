@@ -9,10 +9,10 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
   let summary = "Pack the operands of large matmuls into register-tile panels";
   let description = [{
     Rewrites each `linalg.matmul` and `linalg.batch_matmul` on tensors with
-    static shapes, at least `min-iterations` multiply-adds and a product
-    that fills its register tiles (M at least `mb`, N at least `nb / 2`, K
-    at least `kb`: thinner products would be padded many times over) into a
-    contraction over packed operands (upstream `linalg::blockPackMatmul`):
+    at least `min-iterations` multiply-adds and a product that fills its
+    register tiles (M at least `mb`, N at least `nb / 2`, K at least `kb`:
+    thinner products would be padded many times over) into a contraction
+    over packed operands (upstream `linalg::blockPackMatmul`):
     A in panels of `mb` rows (`[M/mb][K/kb][mb][kb]`), B in panels of `nb`
     columns (`[N/nb][K/kb][kb][nb]`) and C in `mb x nb` tiles, padded with
     zeros where the blocks do not divide the sizes and unpacked into the
@@ -21,6 +21,17 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
     8 x 16 float64 elements (16 accumulators); with 256-bit ones 6 x 16 or
     6 x 8. `kb` (`k-block`) is the steps of K one register tile takes. The
     packed contraction is tagged for pk-vectorize-packed-matmul.
+
+    With dynamic sizes those conditions are tested at run time (the
+    multiply-adds as `M x N >= ceil(min-iterations / K)`, which cannot
+    overflow), then whether the tiles divide C: an `scf.if` chooses between
+    the packed product writing C in its tiled layout, the packed product
+    writing a padded C whose slice is the result, and the product as it
+    was. The product's single elementwise consumer (whose other operands
+    are defined before it) and the new tensors they start from are copied
+    into every branch: the consumer then reads the slice of the padded C
+    (no copy), and updates the product's tensor in place where it has its
+    type.
 
     Example (512-bit vectors):
 
@@ -50,6 +61,7 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
 }
 
@@ -63,7 +75,8 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
     - batches (`scf.forall` when the matmul has at least
       `parallel-threshold` multiply-adds and there is more than one);
     - chunks of K such that a row panel of A over the chunk is at most
-      `k-panel-bytes` (each chunk after the first rereads C);
+      `k-panel-bytes` (each chunk after the first rereads C); dynamic K and N
+      take the longest chunks and blocks, the last ones shorter;
     - blocks of column panels such that their chunk of B
       (`b-block-bytes`) stays in L2 while every row panel passes it;
     - row panels (`scf.forall`, on every core, when the batches are not);
@@ -76,7 +89,9 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
     zero-filled is not filled: the first chunk of K starts its tiles from
     zero. Works on tensors, before bufferization (hoisting does not see
     through memref views). Each pack becomes loops over its packed outer
-    dimensions (the outermost in parallel when large) that move one tile
+    dimensions (the outermost in parallel when large: from
+    `parallel-threshold` elements, decided at run time for dynamic sizes)
+    that move one tile
     per step as a vector, read past the operand's end as the padding value:
     one pass over the operand. A single-use elementwise producer of an
     unpadded pack (a cast, a scale) is instead fused into the transpose of
@@ -373,11 +388,17 @@ def PkComputeInPlace : Pass<"pk-compute-in-place", "::mlir::func::FuncOp"> {
     disjoint, so an iteration's tile still holds the old contents). The
     ref is then written in place instead of in a full-size temporary copied
     back. Both loops of an `scf.if` choosing between parallel and serial
-    tiles (dynamic sizes) are handled. Such a choice stored into a ref the
-    kernel never loads gets one `to_tensor` of the ref's buffer as both
-    loops' start (empty-tensor elimination gives a `restrict` destination
-    to one empty tensor only, and the other branch would write a temporary
-    copied back).
+    tiles (dynamic sizes) are handled. A choice stored into a ref the
+    kernel never loads (pk-fuse-rows' tiles, pk-pack-matmul's products,
+    nested choices too) gets one `to_tensor` of the ref's buffer as the
+    start of every branch: of a tile loop, or of a destination-style op
+    computing in a new tensor, possibly through a fill and elementwise
+    updates of it (a product accumulating into a fill, its consumer writing
+    into it), and through a `tensor.collapse_shape` (a product in its tiled
+    layout: it then starts from the buffer's `tensor.expand_shape`).
+    Empty-tensor elimination gives a `restrict` destination to one empty
+    tensor only, and the other branches would write temporaries copied
+    back.
 
     ```mlir
     %t = bufferization.to_tensor %o restrict writable : memref<8xf32> to tensor<8xf32>

@@ -26,14 +26,12 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type element = resultType.getElementType();
-    if (!op.getLhs().getType().hasStaticShape() ||
-        !op.getRhs().getType().hasStaticShape())
-      return op.emitOpError(
-          "has operands of dynamic sizes, which matmul does not take yet");
     Value zero = arith::ConstantOp::create(rewriter, loc, element,
                                            rewriter.getZeroAttr(element));
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), element);
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, resultType.getShape(), element,
+        dynamicResultSizes(rewriter, loc, resultType, adaptor.getLhs(),
+                           adaptor.getRhs()));
     Value init =
         linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
 
@@ -61,6 +59,31 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
                                  rhsRank, init);
     rewriter.replaceOp(op, product->getResult(0));
     return success();
+  }
+
+  /// The result's dynamic sizes, read from the operands: the batch
+  /// dimensions of the operand that has them, A's rows, B's columns.
+  static SmallVector<Value> dynamicResultSizes(OpBuilder &b, Location loc,
+                                               RankedTensorType resultType,
+                                               Value lhs, Value rhs) {
+    int64_t lhsRank = cast<RankedTensorType>(lhs.getType()).getRank();
+    int64_t rhsRank = cast<RankedTensorType>(rhs.getType()).getRank();
+    // (operand, dimension) of each result dimension.
+    SmallVector<std::pair<Value, int64_t>> sources;
+    Value batched = lhsRank >= rhsRank ? lhs : rhs;
+    int64_t batch = std::max(lhsRank, rhsRank) - 2;
+    for (int64_t d = 0; d < batch; ++d)
+      sources.push_back({batched, d});
+    if (lhsRank >= 2)
+      sources.push_back({lhs, lhsRank - 2});
+    if (rhsRank >= 2)
+      sources.push_back({rhs, rhsRank - 1});
+    SmallVector<Value> sizes;
+    for (auto [d, size] : llvm::enumerate(resultType.getShape()))
+      if (ShapedType::isDynamic(size))
+        sizes.push_back(
+            tensor::DimOp::create(b, loc, sources[d].first, sources[d].second));
+    return sizes;
   }
 
   /// The batched shapes the named ops do not cover (more than one batch

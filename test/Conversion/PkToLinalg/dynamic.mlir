@@ -55,13 +55,30 @@ pk.kernel @scale(%x: !pk.ref<?xf64>, %o: !pk.ref<?xf64>) {
 
 // -----
 
+// A product's dynamic sizes are its operands': A's rows, B's columns, and
+// the batches of the operand that has them.
+// CHECK-LABEL: func.func @matmul
+// CHECK: %[[M:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x4xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%[[M]]) : tensor<?x4xf32>
+// CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[E]] : tensor<?x4xf32>)
+// CHECK: linalg.matmul ins({{.*}} : tensor<?x4xf32>, tensor<4x4xf32>) outs(%[[Z]] : tensor<?x4xf32>)
 pk.kernel @matmul(%a: !pk.ref<?x4xf32>, %b: !pk.ref<4x4xf32>, %o: !pk.ref<?x4xf32>) {
   %0 = pk.load %a : !pk.ref<?x4xf32> -> tensor<?x4xf32>
   %1 = pk.load %b : !pk.ref<4x4xf32> -> tensor<4x4xf32>
-  // expected-error@+2 {{'pk.matmul' op has operands of dynamic sizes, which matmul does not take yet}}
-  // expected-error@+1 {{failed to legalize operation 'pk.matmul'}}
   %2 = pk.matmul %0, %1 : tensor<?x4xf32>, tensor<4x4xf32> -> tensor<?x4xf32>
   pk.store %2, %o : tensor<?x4xf32> -> !pk.ref<?x4xf32>
+  pk.return
+}
+
+// CHECK-LABEL: func.func @batch_matvec
+// CHECK: %[[B:.*]] = tensor.dim %[[A:.*]], %c0 : tensor<?x?x?xf32>
+// CHECK: %[[M:.*]] = tensor.dim %[[A]], %c1 : tensor<?x?x?xf32>
+// CHECK: tensor.empty(%[[B]], %[[M]]) : tensor<?x?xf32>
+pk.kernel @batch_matvec(%a: !pk.ref<?x?x?xf32>, %x: !pk.ref<?xf32>, %o: !pk.ref<?x?xf32>) {
+  %0 = pk.load %a : !pk.ref<?x?x?xf32> -> tensor<?x?x?xf32>
+  %1 = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %2 = pk.matmul %0, %1 : tensor<?x?x?xf32>, tensor<?xf32> -> tensor<?x?xf32>
+  pk.store %2, %o : tensor<?x?xf32> -> !pk.ref<?x?xf32>
   pk.return
 }
 

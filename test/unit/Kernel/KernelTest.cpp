@@ -460,6 +460,49 @@ TEST(Kernel, DynamicSizesServeEverySizeFromOneCompile) {
   }
 }
 
+TEST(Kernel, NegativeParallelThresholdIsRejected) {
+  pk::KernelOptions options;
+  options.compile.parallelThreshold = -1;
+  EXPECT_THROW(fmaKernel(options), std::invalid_argument);
+  options.compile.parallelThreshold = 0; // always serial
+  EXPECT_EQ(wrongFmaElements(fmaKernel(options), 100000, 1, 2, 3), 0);
+}
+
+TEST(Kernel, DynamicMatmulServesEverySizeFromOneCompile) {
+  // Products too small to pack, packed ones whose tiles divide C and ones
+  // they pad, with a consumer: one compile, exact sums (quarters of small
+  // integers).
+  pk::KernelOptions options;
+  options.dynamic = pk::DynamicSizes::Always;
+  pk::Kernel k(
+      "matmul_bias",
+      [](Ref a, Ref b, Ref bias, Ref o) {
+        o[all] = pk::matmul(a[all], b[all]) + bias[all];
+      },
+      {"a", "b", "bias", "o"}, options);
+  struct Sizes {
+    int64_t m, k, n;
+  };
+  for (auto [m, kk, n] : {Sizes{5, 3, 7}, Sizes{64, 40, 96}, Sizes{70, 33, 50},
+                          Sizes{9, 4, 17}, Sizes{128, 300, 64}}) {
+    auto a = random<double>({m, kk}, unsigned(m)),
+         b = random<double>({kk, n}, unsigned(n)),
+         bias = random<double>({n}, unsigned(kk));
+    Array<double> o({m, n});
+    k({a.view(), b.view(), bias.view(), o.view()});
+    int wrong = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = bias.data[j];
+        for (int64_t l = 0; l < kk; ++l)
+          sum += a.data[i * kk + l] * b.data[l * n + j];
+        wrong += o.data[i * n + j] != sum;
+      }
+    EXPECT_EQ(wrong, 0) << m << "x" << kk << " @ " << kk << "x" << n;
+  }
+  EXPECT_EQ(k.stats().misses, 1u);
+}
+
 TEST(Kernel, ConcurrentCallsOfSeveralKernelsAndShapes) {
   using pk::none;
   using pk::slice;
