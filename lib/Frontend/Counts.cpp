@@ -3,6 +3,7 @@
 #include "Counts.h"
 
 #include <cmath>
+#include <functional>
 
 namespace pk {
 namespace {
@@ -39,25 +40,35 @@ std::optional<CountPlan> matchCount(double first, double second,
                                     llvm::ArrayRef<SeenSize> seen) {
   std::optional<CountPlan> found;
   bool ambiguous = false;
-  auto consider = [&](llvm::SmallVector<SizeExpr, 2> sizes, int64_t x,
-                      int64_t y) {
-    std::optional<int64_t> factor = wholeFactor(first, second, x, y);
-    if (!factor)
-      return;
-    CountPlan plan{std::move(sizes), *factor};
-    if (found && (found->sizes != plan.sizes || found->factor != *factor))
-      ambiguous = true;
-    found = std::move(plan);
-  };
-  for (size_t i = 0; i < seen.size(); ++i) {
-    consider({seen[i].size}, seen[i].first, seen[i].second);
-    for (size_t j = i; j < seen.size(); ++j) {
-      std::optional<int64_t> x = product(seen[i].first, seen[j].first);
-      std::optional<int64_t> y = product(seen[i].second, seen[j].second);
-      if (x && y)
-        consider({seen[i].size, seen[j].size}, *x, *y);
+  // Every product of up to kMaxCountFactors seen sizes (indices in
+  // ascending order, repeats allowed: a square's n x n), with its values
+  // in both traces.
+  llvm::SmallVector<SizeExpr, 2> sizes;
+  std::function<void(size_t, int64_t, int64_t)> extend = [&](size_t from,
+                                                             int64_t x,
+                                                             int64_t y) {
+    if (!sizes.empty()) {
+      if (std::optional<int64_t> factor = wholeFactor(first, second, x, y)) {
+        CountPlan plan{sizes, *factor};
+        if (found &&
+            (found->sizes != plan.sizes || found->factor != plan.factor))
+          ambiguous = true;
+        found = std::move(plan);
+      }
     }
-  }
+    if (sizes.size() == kMaxCountFactors)
+      return;
+    for (size_t i = from; i < seen.size(); ++i) {
+      std::optional<int64_t> nextX = product(x, seen[i].first);
+      std::optional<int64_t> nextY = product(y, seen[i].second);
+      if (!nextX || !nextY)
+        continue;
+      sizes.push_back(seen[i].size);
+      extend(i, *nextX, *nextY);
+      sizes.pop_back();
+    }
+  };
+  extend(0, 1, 1);
   if (ambiguous)
     return std::nullopt;
   return found;

@@ -35,10 +35,13 @@ struct CountPlan {
   int64_t factor = 1;
 };
 
+/// The most sizes a count multiplies (a mean over as many dimensions).
+inline constexpr size_t kMaxCountFactors = 4;
+
 /// The count that is exactly `first` in the first trace and `second` in the
-/// second: a whole factor times one of `seen` or the product of two. None
-/// where no such count fits, or several different ones do (they may differ
-/// for other sizes).
+/// second: a whole factor times the product of up to kMaxCountFactors of
+/// `seen` (repeats allowed). None where no such count fits, or several
+/// different ones do (they may differ for other sizes).
 std::optional<CountPlan> matchCount(double first, double second,
                                     llvm::ArrayRef<SeenSize> seen);
 

@@ -4,13 +4,28 @@
 
 #include "KernelCache.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace pk {
+
+namespace {
+/// `options`, or std::invalid_argument naming the first that is out of
+/// range.
+KernelOptions checked(KernelOptions options) {
+  if (options.compile.parallelThreshold < 0)
+    throw std::invalid_argument(
+        "parallel threshold must be at least 0 (0: always serial), got " +
+        std::to_string(options.compile.parallelThreshold));
+  return options;
+}
+} // namespace
 
 Kernel::Kernel(std::string name, Body body, int arity,
                std::vector<std::string> paramNames, KernelOptions options)
     : cache(std::make_unique<detail::KernelCache>(
           std::move(name), std::move(body), arity, std::move(paramNames),
-          std::move(options))) {}
+          checked(std::move(options)))) {}
 
 Kernel::~Kernel() = default;
 Kernel::Kernel(Kernel &&) noexcept = default;

@@ -384,6 +384,30 @@ def test_means_divide_by_a_count_of_the_sizes(name, dtype, monkeypatch, capfd):
     assert "static" not in capfd.readouterr().err
 
 
+@pytest.mark.parametrize("shapes, axis", [
+    ([(3, 4, 5), (6, 7, 9), (2, 30, 11)], None),
+    ([(3, 4, 5, 6), (5, 2, 7, 3), (4, 9, 2, 8)], None),
+    ([(3, 4, 5, 6), (5, 2, 7, 3), (4, 9, 2, 8)], (1, 2, 3)),
+    ([(3, 4, 5), (6, 7, 9), (2, 30, 11)], (1, 2)),
+])
+def test_means_over_three_and_four_dimensions(shapes, axis, monkeypatch, capfd):
+    """A count of up to four sizes (kMaxCountFactors) is recognized."""
+    @picokernel.kernel(dynamic=True)
+    def centered(x, o):
+        o[...] = x[...] - x[...].mean(axis=axis, keepdims=True)
+
+    monkeypatch.setenv("PK_LOG_COMPILES", "1")
+    rng = np.random.default_rng(3)
+    for shape in shapes:
+        x = rng.standard_normal(shape)
+        o = np.empty(shape)
+        centered(x, o)
+        np.testing.assert_allclose(o, x - x.mean(axis=axis, keepdims=True),
+                                   rtol=1e-13, atol=1e-13)
+    assert misses(centered) == 1
+    assert "static" not in capfd.readouterr().err
+
+
 def test_sums_over_varying_axes_that_are_not_adjacent_stay_static(monkeypatch, capfd):
     @picokernel.kernel
     def outer_axes(x, o):

@@ -182,3 +182,29 @@ def test_partial_overlap_with_read_only_memory():
     x.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         add(x[:-1], x[:-1], x[1:])
+
+
+def test_bad_options_name_themselves():
+    def f(x, o):
+        o[...] = x[...]
+    with pytest.raises(ValueError, match="parallel threshold must be at least 0"):
+        picokernel.kernel(f, parallel_threshold=-1)
+    with pytest.raises(ValueError, match="workgroup_size must be positive"):
+        picokernel.kernel(f, backend="vulkan", workgroup_size=0)
+    with pytest.raises(ValueError, match="unknown backend"):
+        picokernel.kernel(f, backend="cuda")
+    with pytest.raises(TypeError, match="dynamic must be None"):
+        picokernel.kernel(f, dynamic="yes")
+    serial = picokernel.kernel(f, parallel_threshold=0)
+    x, o = np.arange(5.0), np.zeros(5)
+    serial(x, o)
+    np.testing.assert_array_equal(o, x)
+
+
+def test_arrays_are_positional_arguments():
+    @picokernel.kernel
+    def fma(a, b, o):
+        o[...] = a[...] * b[...]
+    a = np.ones(3)
+    with pytest.raises(TypeError, match="positional"):
+        fma(a, a, o=np.zeros(3))

@@ -37,7 +37,8 @@ namespace pk {
 
 struct CompileOptions {
   /// Loop nests with at least this many iterations run on all cores
-  /// (OpenMP); 0 keeps every kernel serial.
+  /// (OpenMP); 0 keeps every kernel serial. pk::Kernel rejects negative
+  /// values (std::invalid_argument).
   int64_t parallelThreshold = defaults::kParallelThreshold;
   /// LLVM optimization level (0-3).
   unsigned optLevel = defaults::kOptLevel;
