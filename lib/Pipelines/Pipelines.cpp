@@ -121,6 +121,7 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createPkInlineCpuMath(math));
   // Column panels of matmuls (scf.forall) run in parallel like loops.
   pm.addPass(createForallToParallelLoopPass());
+  pm.addPass(createConvertParallelLoopsToOpenMP());
   pm.addPass(createConvertSCFToOpenMPPass());
   // The OpenMP loop bodies sit in memref.alloca_scope ops; the canonicalizer
   // inlines those without allocas. Left in place they become stacksave /

@@ -15,15 +15,16 @@ pk.kernel @small(%a: !pk.ref<1024xf32>, %o: !pk.ref<1024xf32>) {
   pk.return
 }
 
-// The parallel loop body holds no stacksave/stackrestore (an empty
-// alloca scope, inlined), which would keep LLVM from vectorizing calls.
+// Each thread runs its chunk of the outermost loop; the loop body holds no
+// stacksave/stackrestore (an empty alloca scope, inlined), which would
+// keep LLVM from vectorizing calls.
 // CHECK-LABEL: llvm.func @large
 // CHECK: omp.parallel
-// CHECK: omp.wsloop
+// CHECK: llvm.call @omp_get_thread_num
 // CHECK-NOT: llvm.intr.stacksave
 // CHECK: llvm.fmul
 // CHECK-NOT: llvm.intr.stackrestore
-// CHECK: omp.yield
+// CHECK: omp.terminator
 // CHECK-LABEL: llvm.func @_mlir_ciface_large
 // SERIAL-LABEL: llvm.func @large
 // SERIAL-NOT: omp.
