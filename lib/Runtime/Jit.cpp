@@ -8,6 +8,7 @@
 #include "picokernel/Runtime/DiskCache.h"
 #include "picokernel/Support/Diagnostics.h"
 
+#include "OpenMPEnvironment.h"
 #include "Workspace.h"
 
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -102,6 +103,8 @@ llvm::Expected<void (*)(void **)>
 loadObject(const std::vector<char> &object, bool threaded,
            const std::string &kernelName,
            std::unique_ptr<llvm::orc::LLJIT> &jit) {
+  if (threaded)
+    detail::prepareOpenMPEnvironment();
   if (threaded &&
       llvm::sys::DynamicLibrary::LoadLibraryPermanently(PK_OPENMP_LIBRARY))
     return llvm::createStringError("cannot load " +
@@ -342,8 +345,10 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = codegenLevel;
   llvm::SmallVector<llvm::StringRef, 1> libraries;
-  if (compiled->threaded)
+  if (compiled->threaded) {
+    detail::prepareOpenMPEnvironment();
     libraries.push_back(PK_OPENMP_LIBRARY);
+  }
   engineOptions.sharedLibPaths = libraries;
   engineOptions.enableObjectDump = disk != nullptr;
   engineOptions.enableGDBNotificationListener = false;

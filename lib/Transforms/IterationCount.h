@@ -15,11 +15,15 @@
 namespace mlir::pk {
 
 /// The number of points in `op`'s iteration space, saturating at INT64_MAX
-/// (also for dynamic sizes).
+/// (also for dynamic sizes); 0 when a static size is 0, whatever the
+/// others.
 inline int64_t iterationCount(linalg::LinalgOp op) {
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  if (llvm::is_contained(sizes, 0))
+    return 0;
   int64_t count = 1;
-  for (int64_t size : op.getStaticLoopRanges()) {
-    if (ShapedType::isDynamic(size) || (size != 0 && count > INT64_MAX / size))
+  for (int64_t size : sizes) {
+    if (ShapedType::isDynamic(size) || count > INT64_MAX / size)
       return INT64_MAX;
     count *= size;
   }

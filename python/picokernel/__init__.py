@@ -183,8 +183,20 @@ def _array_function(self, func, types, args, kwargs):
                             "kernels")
 
 
+def _missing_attribute(self, name):
+    # An ndarray's attribute that kernels lack (.T, .reshape, .flatten) is a
+    # clear error at the user's line; any other name an AttributeError.
+    if not name.startswith("__") and hasattr(np.ndarray, name):
+        raise _error(TypeError, f"picokernel: ndarray.{name} is not supported "
+                                "inside kernels (pass a transposed or reshaped "
+                                "view of the array as the argument instead)")
+    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
 Value.__array_ufunc__ = _array_ufunc
 Value.__array_function__ = _array_function
+Value.__getattr__ = _missing_attribute
+Ref.__getattr__ = _missing_attribute
 
 
 def vulkan_available():

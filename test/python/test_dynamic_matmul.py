@@ -128,6 +128,18 @@ def test_views_transposes_aliasing_and_special_values(rng):
         (lambda o: (matmul(a, b, o), o)[1])(product_like(a, b)), a @ b)
 
 
+def test_empty_batches_of_any_layout_compile_once():
+    # A batch of 0 with a permuted batch axis made a tile out of bounds.
+    matmul = matmul_kernel(dynamic=True)
+    for m, k, n in [(3, 5, 4), (6, 8, 7), (9, 11, 10)]:
+        a = np.zeros((m, 0, k), np.float32).transpose(1, 0, 2)
+        b = np.zeros((0, k, n), np.float32)
+        o = np.zeros((0, m, n), np.float32)
+        matmul(a, b, o)
+        assert o.shape == (a @ b).shape
+    assert matmul.cache_info().misses == 1
+
+
 def test_output_of_another_layout(rng):
     matmul = matmul_kernel(dynamic=True)
     for m, k, n in [(9, 5, 33), (70, 64, 40)]:

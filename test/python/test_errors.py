@@ -208,3 +208,22 @@ def test_arrays_are_positional_arguments():
     a = np.ones(3)
     with pytest.raises(TypeError, match="positional"):
         fma(a, a, o=np.zeros(3))
+
+
+@pytest.mark.parametrize("body", ["o[...] = a[...].T", "o[...] = a.T[...]",
+                                  "o[...] = a[...].reshape(9)[:3]",
+                                  "o[...] = a[...].swapaxes(0, 1)"])
+def test_array_attributes_kernels_lack_are_clear_errors(body):
+    namespace = {}
+    exec(f"def k(a, o):\n    {body}\n", namespace)
+    kernel = picokernel.kernel(namespace["k"])
+    with pytest.raises(TypeError, match=r"ndarray\.\w+ is not supported inside kernels"):
+        kernel(np.ones((3, 3)), np.ones((3, 3)))
+
+
+def test_other_missing_attributes_stay_attribute_errors():
+    @picokernel.kernel
+    def typo(a, o):
+        o[...] = a[...].sqaure
+    with pytest.raises(AttributeError, match="sqaure"):
+        typo(np.ones(3), np.ones(3))

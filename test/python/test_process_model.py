@@ -204,3 +204,27 @@ def test_ctrl_c_interrupts_a_long_compile():
         print("then", kernel.cache_info().entries)
     """, timeout=120)
     assert out.splitlines() == ["interrupted 0", "then 1"], out
+
+
+@pytest.mark.parametrize("threads", ["", "abc", "-1", "2,abc", "99999999999"])
+def test_an_omp_num_threads_libomp_aborts_on_is_ignored(threads):
+    """libomp aborts the process on these; picokernel drops the variable
+    (saying so) before the runtime starts, and kernels use every core."""
+    code = textwrap.dedent("""
+        import numpy as np, picokernel
+
+        @picokernel.kernel
+        def square(a, o):
+            o[...] = a[...] * a[...]
+
+        a = np.arange(300000, dtype=np.float64)
+        o = np.zeros_like(a)
+        square(a, o)
+        print(bool((o == a * a).all()))
+    """)
+    env = dict(os.environ, OMP_NUM_THREADS=threads)
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True"
+    assert "ignoring OMP_NUM_THREADS" in result.stderr
