@@ -97,16 +97,21 @@ std::string packedEntryPoint(llvm::StringRef kernelName) {
   return ("_mlir__mlir_ciface_" + kernelName).str();
 }
 
+/// The OpenMP runtime that threaded kernels load, with the environment made
+/// safe for it first (detail::prepareOpenMPEnvironment).
+const char *openMPRuntime() {
+  detail::prepareOpenMPEnvironment();
+  return PK_OPENMP_LIBRARY;
+}
+
 /// Loads an object compiled (by CompiledKernel::compile) for this host and
 /// returns its packed entry point, or an error.
 llvm::Expected<void (*)(void **)>
 loadObject(const std::vector<char> &object, bool threaded,
            const std::string &kernelName,
            std::unique_ptr<llvm::orc::LLJIT> &jit) {
-  if (threaded)
-    detail::prepareOpenMPEnvironment();
   if (threaded &&
-      llvm::sys::DynamicLibrary::LoadLibraryPermanently(PK_OPENMP_LIBRARY))
+      llvm::sys::DynamicLibrary::LoadLibraryPermanently(openMPRuntime()))
     return llvm::createStringError("cannot load " +
                                    std::string(PK_OPENMP_LIBRARY));
   auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -345,10 +350,8 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = codegenLevel;
   llvm::SmallVector<llvm::StringRef, 1> libraries;
-  if (compiled->threaded) {
-    detail::prepareOpenMPEnvironment();
-    libraries.push_back(PK_OPENMP_LIBRARY);
-  }
+  if (compiled->threaded)
+    libraries.push_back(openMPRuntime());
   engineOptions.sharedLibPaths = libraries;
   engineOptions.enableObjectDump = disk != nullptr;
   engineOptions.enableGDBNotificationListener = false;

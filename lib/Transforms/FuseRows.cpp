@@ -24,7 +24,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/Dominance.h"
-#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -89,17 +88,30 @@ FailureOr<llvm::SmallBitVector> getRowLoops(linalg::GenericOp root,
   return rows;
 }
 
-/// The most iterations of `root` and the ops of the function that compute
-/// its operands, directly or not: the work a tile of all of `root`'s row
-/// loops stands for.
-int64_t getGroupIterations(linalg::GenericOp root, func::FuncOp func) {
-  int64_t most = 0;
+/// `root` and the ops of the function that compute its operands, directly
+/// or not: what a tile of all of `root`'s row loops stands for.
+SmallVector<linalg::LinalgOp> getRowGroup(linalg::GenericOp root,
+                                          func::FuncOp func) {
+  SmallVector<linalg::LinalgOp> group;
   SmallVector<Operation *> worklist{root};
   llvm::SmallPtrSet<Operation *, 8> seen;
   while (!worklist.empty()) {
     auto op = cast<linalg::LinalgOp>(worklist.pop_back_val());
     if (!seen.insert(op).second)
       continue;
+    group.push_back(op);
+    for (Value operand : op->getOperands())
+      if (isTopLevelTensorOp(operand.getDefiningOp(), func))
+        worklist.push_back(operand.getDefiningOp());
+  }
+  return group;
+}
+
+/// The most iterations of an op of `root`'s row group: the work a tile of
+/// all of its row loops stands for.
+int64_t getGroupIterations(linalg::GenericOp root, func::FuncOp func) {
+  int64_t most = 0;
+  for (linalg::LinalgOp op : getRowGroup(root, func)) {
     // (A dynamic range counts as the most there can be.)
     int64_t iterations = 1;
     for (int64_t range : op.getStaticLoopRanges())
@@ -108,9 +120,6 @@ int64_t getGroupIterations(linalg::GenericOp root, func::FuncOp func) {
                        ? INT64_MAX
                        : iterations * range;
     most = std::max(most, iterations);
-    for (Value operand : op->getOperands())
-      if (isTopLevelTensorOp(operand.getDefiningOp(), func))
-        worklist.push_back(operand.getDefiningOp());
   }
   return most;
 }
@@ -121,12 +130,7 @@ Value buildGroupIterations(OpBuilder &b, linalg::GenericOp root,
                            func::FuncOp func) {
   Location loc = root.getLoc();
   Value most;
-  SmallVector<Operation *> worklist{root};
-  llvm::SmallPtrSet<Operation *, 8> seen;
-  while (!worklist.empty()) {
-    auto op = cast<linalg::LinalgOp>(worklist.pop_back_val());
-    if (!seen.insert(op).second)
-      continue;
+  for (linalg::LinalgOp op : getRowGroup(root, func)) {
     Value iterations = arith::ConstantIndexOp::create(b, loc, 1);
     for (Range range : op.createLoopRanges(b, loc))
       iterations = arith::MulIOp::create(
@@ -134,9 +138,6 @@ Value buildGroupIterations(OpBuilder &b, linalg::GenericOp root,
           getValueOrCreateConstantIndexOp(b, loc, range.size));
     most = most ? arith::MaxUIOp::create(b, loc, most, iterations).getResult()
                 : iterations;
-    for (Value operand : op->getOperands())
-      if (isTopLevelTensorOp(operand.getDefiningOp(), func))
-        worklist.push_back(operand.getDefiningOp());
   }
   return most;
 }

@@ -6,9 +6,14 @@
 // RUN: pk-opt %s --pk-cpu-pipeline | FileCheck %s
 // RUN: pk-opt %s --pk-to-linalg-pipeline --pk-fusion-pipeline --pk-cpu-tiling-pipeline --pk-bufferization-pipeline | FileCheck %s --check-prefix=TILED
 
+// The other buffers are viewed with the first one's size (one size class).
 // BUF-LABEL: func.func @fma
 // BUF-NOT: memref.alloc
-// BUF: linalg.generic {{.*}} ins(%arg0, %arg1, %arg2 : memref<?xf32>, memref<?xf32>, memref<?xf32>) outs(%arg3 : memref<?xf32>)
+// BUF: %[[N:.*]] = memref.dim %arg0
+// BUF: %[[B:.*]] = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%[[N]]], strides: [1]
+// BUF: %[[C:.*]] = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%[[N]]], strides: [1]
+// BUF: %[[O:.*]] = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%[[N]]], strides: [1]
+// BUF: linalg.generic {{.*}} ins(%arg0, %[[B]], %[[C]] : memref<?xf32>, memref<?xf32>, memref<?xf32>) outs(%[[O]] : memref<?xf32>)
 // BUF-NOT: memref.alloc
 // BUF: return
 // CHECK-LABEL: llvm.func @fma
@@ -32,7 +37,8 @@ pk.kernel @fma(%a: !pk.ref<?xf32>, %b: !pk.ref<?xf32>, %c: !pk.ref<?xf32>, %o: !
 }
 
 // BUF-LABEL: func.func @row_max
-// BUF: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : memref<?x1024xf32>) outs(%arg1 : memref<?xf32>)
+// BUF: %[[O:.*]] = memref.reinterpret_cast %arg1
+// BUF: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : memref<?x1024xf32>) outs(%[[O]] : memref<?xf32>)
 // CHECK-LABEL: llvm.func @row_max
 // CHECK: llvm.intr.maximum
 pk.kernel @row_max(%x: !pk.ref<?x1024xf32>, %o: !pk.ref<?xf32>) {
@@ -48,10 +54,11 @@ pk.kernel @row_max(%x: !pk.ref<?x1024xf32>, %o: !pk.ref<?xf32>) {
 // BUF-LABEL: func.func @stencil
 // BUF-NOT: memref.alloc
 // BUF: %[[N:.*]] = memref.dim %arg0
+// BUF: %[[OV:.*]] = memref.reinterpret_cast %arg1
 // BUF: %[[M:.*]] = arith.maxsi
 // BUF-DAG: %[[L:.*]] = memref.subview %arg0[0] [%[[M]]] [1]
 // BUF-DAG: %[[R:.*]] = memref.subview %arg0[2] [%[[M]]] [1]
-// BUF-DAG: %[[O:.*]] = memref.subview %arg1[1] [%[[M]]] [1]
+// BUF-DAG: %[[O:.*]] = memref.subview %[[OV]][1] [%[[M]]] [1]
 // BUF-NOT: memref.alloc
 // BUF: linalg.generic {{.*}} ins(%[[L]], %[[R]] : {{.*}}) outs(%[[O]] : {{.*}})
 // BUF-NOT: memref.alloc
@@ -72,13 +79,17 @@ pk.kernel @stencil(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
 
 // A product of dynamic sizes: packed or not, decided at run time, and
 // either way written into the caller's buffer (the packed one through a
-// padded C in its tiled layout, then a copy; no copy of the result).
+// padded C in its tiled layout, then a copy; no copy of the result). The
+// buffers are viewed with one size per class: M, K and N.
 // TILED-LABEL: func.func @matmul
+// TILED: %[[A:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%[[M:[a-z0-9_]+]], %[[K:[a-z0-9_]+]]], strides: [%[[K]], 1]
+// TILED: %[[B:.*]] = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%[[K]], %[[N:[a-z0-9_]+]]], strides: [%[[N]], 1]
+// TILED: %[[O:.*]] = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%[[M]], %[[N]]], strides: [%[[N]], 1]
 // TILED: scf.if
-// TILED: linalg.copy ins(%{{.*}} : memref<?x?xf32, strided<[?, 1]>>) outs(%arg2 : memref<?x?xf32>)
+// TILED: linalg.copy ins(%{{.*}} : memref<?x?xf32, strided<[?, 1]>>) outs(%[[O]] : memref<?x?xf32>)
 // TILED: } else {
-// TILED: linalg.fill ins(%{{.*}} : f32) outs(%arg2 : memref<?x?xf32>)
-// TILED: linalg.matmul ins(%arg0, %arg1 : memref<?x?xf32>, memref<?x?xf32>) outs(%arg2 : memref<?x?xf32>)
+// TILED: linalg.fill ins(%{{.*}} : f32) outs(%[[O]] : memref<?x?xf32>)
+// TILED: linalg.matmul ins(%[[A]], %[[B]] : memref<?x?xf32>, memref<?x?xf32>) outs(%[[O]] : memref<?x?xf32>)
 // TILED-NOT: memref.copy
 // TILED: return
 // CHECK-LABEL: llvm.func @matmul

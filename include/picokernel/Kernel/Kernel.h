@@ -86,9 +86,11 @@ struct KernelOptions {
   Backend backend = Backend::CPU;
   CompileOptions compile; ///< for Backend::CPU
   VulkanOptions vulkan;   ///< for Backend::Vulkan
-  /// Kernels that cannot take dynamic sizes (they read sizes, slice
-  /// relative to them, average over them, take a matmul, or run on Vulkan)
-  /// compile for static sizes, with the reason in PK_LOG_COMPILES's log.
+  /// Some sizes stay static, with the reason in PK_LOG_COMPILES's log:
+  /// those a kernel reads as numbers (`x.shape`), those of products with a
+  /// vector, those sliced at a fixed length, backwards or at a position
+  /// (`x[-3:]`, `x[::-1]`, `x[2]`), outputs sized by a slice, and every
+  /// size of a kernel for Vulkan.
   DynamicSizes dynamic = DynamicSizes::Automatic;
   /// Compiled variants kept at most; the least recently used goes first.
   size_t maxCacheEntries = defaults::kMaxCacheEntries;

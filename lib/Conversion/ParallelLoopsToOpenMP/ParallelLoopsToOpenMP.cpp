@@ -49,21 +49,22 @@ struct ParallelLoopToChunks : public OpRewritePattern<scf::ParallelOp> {
     Value step = loop.getStep().front();
     bool nested = loop->getParentOfType<omp::ParallelOp>() ||
                   loop->getParentOfType<scf::ParallelOp>();
-    auto serially = [&](OpBuilder &builder, Value from, Value to) {
-      auto forOp = scf::ForOp::create(builder, loc, from, to, step);
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointToStart(forOp.getBody());
-      auto scope = memref::AllocaScopeOp::create(builder, loc, TypeRange{});
-      Block *body = builder.createBlock(&scope.getBodyRegion());
+    // The body as an scf.for from `from` to `to`, at the insertion point.
+    auto serially = [&](Value from, Value to) {
+      auto forOp = scf::ForOp::create(rewriter, loc, from, to, step);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(forOp.getBody());
+      auto scope = memref::AllocaScopeOp::create(rewriter, loc, TypeRange{});
+      Block *body = rewriter.createBlock(&scope.getBodyRegion());
       rewriter.mergeBlocks(loop.getBody(), body, {forOp.getInductionVar()});
       // The body ends with its scf.reduce (of nothing).
       Operation *reduce = body->getTerminator();
-      builder.setInsertionPoint(reduce);
-      memref::AllocaScopeReturnOp::create(builder, loc, ValueRange{});
+      rewriter.setInsertionPoint(reduce);
+      memref::AllocaScopeReturnOp::create(rewriter, loc, ValueRange{});
       rewriter.eraseOp(reduce);
     };
     if (nested) {
-      serially(rewriter, lower, upper);
+      serially(lower, upper);
       rewriter.eraseOp(loop);
       return success();
     }
@@ -103,7 +104,7 @@ struct ParallelLoopToChunks : public OpRewritePattern<scf::ParallelOp> {
           rewriter, loc, lower,
           arith::MulIOp::create(rewriter, loc, iteration, step));
     };
-    serially(rewriter, toIndex(first), toIndex(last));
+    serially(toIndex(first), toIndex(last));
     omp::TerminatorOp::create(rewriter, loc);
     rewriter.eraseOp(loop);
     return success();

@@ -4,6 +4,7 @@
 #include "PkToLinalgPatterns.h"
 #include "picokernel/Conversion/Passes.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Dialect/Pk/IR/SizeClasses.h"
 #include "picokernel/Support/Bufferization.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -190,10 +191,93 @@ struct ConstantLowering : public OpConversionPattern<ConstantOp> {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// `a * b` for index sizes, folded where either is a constant.
+OpFoldResult multiplySizes(OpBuilder &builder, Location loc, OpFoldResult a,
+                           OpFoldResult b) {
+  std::optional<int64_t> x = getConstantIntValue(a), y = getConstantIntValue(b);
+  if (x && y)
+    return builder.getIndexAttr(*x * *y);
+  if (x == 1 || y == 1)
+    return x == 1 ? b : a;
+  return arith::MulIOp::create(builder, loc,
+                               getValueOrCreateConstantIndexOp(builder, loc, a),
+                               getValueOrCreateConstantIndexOp(builder, loc, b))
+      .getResult();
+}
+
+/// Refs are C-contiguous arrays, and the sizes of a class are equal: each
+/// argument with dynamic sizes is used through a view whose sizes are its
+/// classes' (one value per class, the first argument's) and whose strides
+/// are computed from them, rather than read from each array's descriptor;
+/// the kernel's size reads (memref.dim) become those values. LLVM then
+/// sees the rows of every array advance by the same stride: the pointer
+/// differences its alias checks test stay the same across rows, and the
+/// checks leave the row loops.
+void viewArgumentsBySizeClass(func::FuncOp func, const SizeClasses &classes) {
+  Block &entry = func.getBody().front();
+  OpBuilder builder = OpBuilder::atBlockBegin(&entry);
+  Location loc = func.getLoc();
+  SmallVector<Value> classSizes(classes.count);
+  SmallPtrSet<Operation *, 8> sizeReads;
+  for (auto [index, dims] : llvm::enumerate(classes.ofParameter))
+    for (auto [d, cls] : llvm::enumerate(dims))
+      if (cls >= 0 && !classSizes[cls]) {
+        classSizes[cls] = memref::DimOp::create(
+            builder, loc, entry.getArgument(index), int64_t(d));
+        sizeReads.insert(classSizes[cls].getDefiningOp());
+      }
+  for (auto [index, dims] : llvm::enumerate(classes.ofParameter)) {
+    BlockArgument array = entry.getArgument(index);
+    auto type = cast<MemRefType>(array.getType());
+    SmallVector<OpFoldResult> sizes, strides(dims.size());
+    for (auto [d, cls] : llvm::enumerate(dims))
+      sizes.push_back(cls >= 0 ? OpFoldResult(classSizes[cls])
+                               : builder.getIndexAttr(type.getDimSize(d)));
+    OpFoldResult stride = builder.getIndexAttr(1);
+    for (size_t d = dims.size(); d-- > 0;) {
+      strides[d] = stride;
+      if (d > 0)
+        stride = multiplySizes(builder, loc, stride, sizes[d]);
+    }
+    // A view adds nothing where the sizes past the first are static (the
+    // type has the strides) and the first is static or the array's own.
+    Value used = array;
+    bool ownSizes =
+        llvm::all_of(llvm::drop_begin(dims), [](int cls) { return cls < 0; }) &&
+        (dims.empty() || dims[0] < 0 ||
+         classSizes[dims[0]].getDefiningOp<memref::DimOp>().getSource() ==
+             array);
+    if (!ownSizes) {
+      auto view = memref::ReinterpretCastOp::create(
+          builder, loc, type, array, builder.getIndexAttr(0), sizes, strides);
+      SmallPtrSet<Operation *, 8> except = sizeReads;
+      except.insert(view);
+      array.replaceAllUsesExcept(view, except);
+      used = view;
+    }
+    for (Operation *user : llvm::make_early_inc_range(used.getUsers())) {
+      auto dim = dyn_cast<memref::DimOp>(user);
+      std::optional<int64_t> d = dim ? dim.getConstantIndex() : std::nullopt;
+      if (!d || sizeReads.contains(dim) || *d >= int64_t(sizes.size()))
+        continue;
+      dim.replaceAllUsesWith(
+          getValueOrCreateConstantIndexOp(builder, loc, sizes[*d]));
+      dim.erase();
+    }
+  }
+}
+
 struct ConvertPkToLinalgPass
     : public mlir::pk::impl::ConvertPkToLinalgBase<ConvertPkToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    llvm::StringMap<SizeClasses> classes;
+    getOperation()->walk([&](KernelOp kernel) {
+      if (llvm::any_of(kernel.getArgumentTypes(), [](Type type) {
+            return ShapedType::isDynamicShape(cast<RefType>(type).getShape());
+          }))
+        classes[kernel.getSymName()] = computeSizeClasses(kernel);
+    });
     PkToLinalgTypeConverter typeConverter;
     RewritePatternSet patterns(context);
     populatePkToLinalgConversionPatterns(typeConverter, patterns);
@@ -206,7 +290,12 @@ struct ConvertPkToLinalgPass
         memref::MemRefDialect, tensor::TensorDialect>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    getOperation()->walk([&](func::FuncOp func) {
+      auto found = classes.find(func.getSymName());
+      if (found != classes.end() && !func.isExternal())
+        viewArgumentsBySizeClass(func, found->second);
+    });
   }
 };
 

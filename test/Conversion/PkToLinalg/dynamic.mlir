@@ -1,14 +1,21 @@
 // Dynamic sizes: a fresh tensor takes each `?` from an operand read along
 // it (tensor.dim), a broadcast from its sizes, a reduction's init from its
-// operand; pk.dim is memref.dim of the caller's buffer.
+// operand. Every caller's buffer is used through a view whose sizes are its
+// size classes' (memref.dim of the first buffer of the class) and whose
+// strides are computed from them (refs are C-contiguous): pk.dim is one of
+// those sizes.
 // RUN: pk-opt %s --split-input-file --convert-pk-to-linalg --verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @rows
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<?x?xf32>, %[[B:[a-z0-9]+]]: memref<?xf32>, %{{[a-z0-9]+}}: memref<?x1xf32>)
-// CHECK-DAG: %[[X0:.*]] = bufferization.to_tensor %[[X]] restrict : memref<?x?xf32> to tensor<?x?xf32>
-// CHECK-DAG: %[[B0:.*]] = bufferization.to_tensor %[[B]] restrict : memref<?xf32> to tensor<?xf32>
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<?x?xf32>, %[[B:[a-z0-9]+]]: memref<?xf32>, %[[O:[a-z0-9]+]]: memref<?x1xf32>)
 // CHECK: %[[N:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x?xf32>
 // CHECK: %[[M:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x?xf32>
+// CHECK: %[[XV:.*]] = memref.reinterpret_cast %[[X]] to offset: [0], sizes: [%[[N]], %[[M]]], strides: [%[[M]], 1] : memref<?x?xf32> to memref<?x?xf32>
+// CHECK: %[[BV:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [%[[M]]], strides: [1] : memref<?xf32> to memref<?xf32>
+// CHECK: memref.reinterpret_cast %[[O]] to offset: [0], sizes: [%[[N]], 1], strides: [1, 1] : memref<?x1xf32> to memref<?x1xf32>
+// CHECK-DAG: %[[X0:.*]] = bufferization.to_tensor %[[XV]] restrict : memref<?x?xf32> to tensor<?x?xf32>
+// CHECK-DAG: %[[B0:.*]] = bufferization.to_tensor %[[BV]] restrict : memref<?xf32> to tensor<?xf32>
+// CHECK-NOT: memref.dim
 // The broadcast's result: its sizes.
 // CHECK: %[[E0:.*]] = tensor.empty(%[[N]], %[[M]]) : tensor<?x?xf32>
 // CHECK: %[[BB:.*]] = linalg.generic {{.*}} ins(%[[B0]] : tensor<?xf32>) outs(%[[E0]] : tensor<?x?xf32>)
@@ -58,7 +65,7 @@ pk.kernel @scale(%x: !pk.ref<?xf64>, %o: !pk.ref<?xf64>) {
 // A product's dynamic sizes are its operands': A's rows, B's columns, and
 // the batches of the operand that has them.
 // CHECK-LABEL: func.func @matmul
-// CHECK: %[[M:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x4xf32>
+// CHECK: %[[M:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x4xf32>
 // CHECK: %[[E:.*]] = tensor.empty(%[[M]]) : tensor<?x4xf32>
 // CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[E]] : tensor<?x4xf32>)
 // CHECK: linalg.matmul ins({{.*}} : tensor<?x4xf32>, tensor<4x4xf32>) outs(%[[Z]] : tensor<?x4xf32>)
@@ -71,8 +78,8 @@ pk.kernel @matmul(%a: !pk.ref<?x4xf32>, %b: !pk.ref<4x4xf32>, %o: !pk.ref<?x4xf3
 }
 
 // CHECK-LABEL: func.func @batch_matvec
-// CHECK: %[[B:.*]] = tensor.dim %[[A:.*]], %c0 : tensor<?x?x?xf32>
-// CHECK: %[[M:.*]] = tensor.dim %[[A]], %c1 : tensor<?x?x?xf32>
+// CHECK: %[[B:.*]] = tensor.dim %[[A:.*]], %{{.*}} : tensor<?x?x?xf32>
+// CHECK: %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?x?xf32>
 // CHECK: tensor.empty(%[[B]], %[[M]]) : tensor<?x?xf32>
 pk.kernel @batch_matvec(%a: !pk.ref<?x?x?xf32>, %x: !pk.ref<?xf32>, %o: !pk.ref<?x?xf32>) {
   %0 = pk.load %a : !pk.ref<?x?x?xf32> -> tensor<?x?x?xf32>

@@ -85,7 +85,7 @@ pk.kernel @k(%a: !pk.ref<4xf32> loc("int"), %o: !pk.ref<4xf32> loc("o")) {
 // unlike any parameter.
 // DYNAMIC: /* scale(x: float32[n0, n1], w: float32[n1], n: float32[n2, 4], o: float32[n0, n1]); writes o */
 // DYNAMIC-NEXT: int pk_scale(int64_t n0, int64_t n1, int64_t n2, const float *x, const float *w, const float *n, float *o);
-// DYNAMIC-SYMBOLS: T pk_scale
+// DYNAMIC-SYMBOLS-DAG: T pk_scale
 pk.kernel @scale(%x: !pk.ref<?x?xf32> loc("x"), %w: !pk.ref<?xf32> loc("w"),
                  %n: !pk.ref<?x4xf32> loc("n"), %o: !pk.ref<?x?xf32> loc("o")) {
   %rows = pk.dim %x[0] : !pk.ref<?x?xf32>
@@ -102,7 +102,7 @@ pk.kernel @scale(%x: !pk.ref<?x?xf32> loc("x"), %w: !pk.ref<?xf32> loc("w"),
 // x[2:] takes one size for x and o.
 // DYNAMIC: /* stencil(x: float32[n], o: float32[n]); writes o */
 // DYNAMIC-NEXT: int pk_stencil(int64_t n, const float *x, float *o);
-// DYNAMIC-SYMBOLS: T pk_stencil
+// DYNAMIC-SYMBOLS-DAG: T pk_stencil
 pk.kernel @stencil(%x: !pk.ref<?xf32> loc("x"), %o: !pk.ref<?xf32> loc("o")) {
   %n = pk.dim %x[0] : !pk.ref<?xf32>
   %m = pk.slice_size %n offset 2 step 1
@@ -113,5 +113,29 @@ pk.kernel @stencil(%x: !pk.ref<?xf32> loc("x"), %o: !pk.ref<?xf32> loc("o")) {
   %w = pk.load %o : !pk.ref<?xf32> -> tensor<?xf32>
   %i = pk.insert_slice %s into %w offsets [1] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
   pk.store %i, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}
+
+// A product's sizes: A's rows, the contracted length and B's columns, one
+// class each (o is A's rows by B's columns), a batch for a batched one.
+// DYNAMIC: /* matmul(a: float32[n0, n1], b: float32[n1, n2], o: float32[n0, n2]); writes o */
+// DYNAMIC-NEXT: int pk_matmul(int64_t n0, int64_t n1, int64_t n2, const float *a, const float *b, float *o);
+// DYNAMIC: /* batched(a: float64[n0, n1, n2], x: float64[n2], o: float64[n0, n1]); writes o */
+// DYNAMIC-NEXT: int pk_batched(int64_t n0, int64_t n1, int64_t n2, const double *a, const double *x, double *o);
+// DYNAMIC-SYMBOLS-DAG: T pk_batched
+// DYNAMIC-SYMBOLS-DAG: T pk_matmul
+pk.kernel @matmul(%a: !pk.ref<?x?xf32> loc("a"), %b: !pk.ref<?x?xf32> loc("b"), %o: !pk.ref<?x?xf32> loc("o")) {
+  %0 = pk.load %a : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %1 = pk.load %b : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %2 = pk.matmul %0, %1 : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  pk.store %2, %o : tensor<?x?xf32> -> !pk.ref<?x?xf32>
+  pk.return
+}
+
+pk.kernel @batched(%a: !pk.ref<?x?x?xf64> loc("a"), %x: !pk.ref<?xf64> loc("x"), %o: !pk.ref<?x?xf64> loc("o")) {
+  %0 = pk.load %a : !pk.ref<?x?x?xf64> -> tensor<?x?x?xf64>
+  %1 = pk.load %x : !pk.ref<?xf64> -> tensor<?xf64>
+  %2 = pk.matmul %0, %1 : tensor<?x?x?xf64>, tensor<?xf64> -> tensor<?x?xf64>
+  pk.store %2, %o : tensor<?x?xf64> -> !pk.ref<?x?xf64>
   pk.return
 }

@@ -148,6 +148,29 @@ void SizeAnalysis::uniteEqualities(Operation *op) {
     unifier.uniteShapes(insert.getDest(), insert.getResult());
     uniteSliceSizes(insert.getSource(), insert.getSizes(),
                     insert.getDynamicSizes());
+  } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    // NumPy's `@`: the contracted dimensions, the batches, then A's rows
+    // and B's columns in the result.
+    Value lhs = matmul.getLhs(), rhs = matmul.getRhs();
+    Value result = matmul.getResult();
+    int64_t lhsRank = shapeOf(lhs).size(), rhsRank = shapeOf(rhs).size();
+    auto unite = [&](Dim a, Dim b) {
+      if (ShapedType::isDynamic(shapeOf(a.first)[a.second]) &&
+          ShapedType::isDynamic(shapeOf(b.first)[b.second]))
+        unifier.unite(a, b);
+    };
+    unite({lhs, lhsRank - 1}, {rhs, rhsRank == 1 ? 0 : rhsRank - 2});
+    int64_t batches = std::max<int64_t>(0, std::max(lhsRank, rhsRank) - 2);
+    for (int64_t d = 0; d < batches; ++d) {
+      if (lhsRank >= 2 && rhsRank >= 2)
+        unite({lhs, d}, {rhs, d});
+      unite({result, d}, {lhsRank >= 2 ? lhs : rhs, d});
+    }
+    int64_t next = batches;
+    if (lhsRank >= 2)
+      unite({result, next++}, {lhs, lhsRank - 2});
+    if (rhsRank >= 2)
+      unite({result, next}, {rhs, rhsRank - 1});
   } else if (op->hasTrait<OpTrait::Elementwise>()) {
     for (Value operand : op->getOperands())
       unifier.uniteShapes(operand, op->getResult(0));
