@@ -39,23 +39,21 @@ void checkArguments(
                           " dimensions; at most " + std::to_string(kMaxRank) +
                           " are supported");
     int64_t elements = 1;
-    bool overflows = false;
+    bool overflows = false, empty = false;
     for (int64_t dim : array.shape) {
       if (dim < 0)
         throw ArgumentError("argument '" + paramName(paramNames, i) +
                             "' has shape " + formatShape(array.shape) +
                             " with a negative dimension");
       overflows |= llvm::MulOverflow(elements, dim, elements);
+      empty |= dim == 0;
     }
     // Bytes must fit in a pointer difference, as for any C array (a
     // zero dimension empties the array whatever the others are).
-    bool empty = llvm::is_contained(array.shape, 0);
     if (empty)
       elements = 0;
-    int64_t bytes = 0;
-    if (!empty &&
-        (overflows ||
-         llvm::MulOverflow(elements, int64_t(itemSize(array.dtype)), bytes)))
+    int64_t item = int64_t(itemSize(array.dtype)), bytes = 0;
+    if (!empty && (overflows || llvm::MulOverflow(elements, item, bytes)))
       throw ArgumentError("argument '" + paramName(paramNames, i) +
                           "' has shape " + formatShape(array.shape) +
                           ", whose size in bytes does not fit in 64 bits");
@@ -80,8 +78,7 @@ void checkArguments(
       throw ArgumentError("argument '" + paramName(paramNames, i) +
                           "' has no data (null pointer)");
     auto begin = reinterpret_cast<uintptr_t>(array.data);
-    ranges.push_back(
-        {begin, begin + uintptr_t(elements) * itemSize(array.dtype)});
+    ranges.push_back({begin, begin + uintptr_t(bytes)});
   }
 
   aliasOf.assign(count, -1);

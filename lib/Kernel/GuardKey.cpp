@@ -19,12 +19,19 @@ bool KeyEqual::operator()(KeyView a, KeyView b) const {
 
 void encodeKey(std::span<const ArrayView> arrays, llvm::ArrayRef<int> aliasOf,
                llvm::SmallVectorImpl<int64_t> &key) {
-  key.push_back(int64_t(arrays.size()));
+  // (Sized once, then written: this runs on every call.)
+  size_t words = 1;
+  for (const ArrayView &array : arrays)
+    words += 3 + array.shape.size();
+  size_t start = key.size();
+  key.resize_for_overwrite(start + words);
+  int64_t *next = key.data() + start;
+  *next++ = int64_t(arrays.size());
   for (size_t i = 0; i < arrays.size(); ++i) {
-    key.push_back(int64_t(arrays[i].dtype));
-    key.push_back(int64_t(arrays[i].shape.size()));
-    key.append(arrays[i].shape.begin(), arrays[i].shape.end());
-    key.push_back(aliasOf[i]);
+    *next++ = int64_t(arrays[i].dtype);
+    *next++ = int64_t(arrays[i].shape.size());
+    next = std::copy(arrays[i].shape.begin(), arrays[i].shape.end(), next);
+    *next++ = aliasOf[i];
   }
 }
 

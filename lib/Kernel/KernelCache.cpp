@@ -126,7 +126,7 @@ const Executable *KernelCache::prepare(
     return nullptr;
   if (!found)
     found = &compileOnMiss(arrays, aliasOf, view, dynamicAllowed);
-  param.resize(arrays.size());
+  param.resize_for_overwrite(arrays.size());
   int next = 0;
   for (size_t i = 0; i < arrays.size(); ++i)
     param[i] = aliasOf[i] >= 0 ? param[aliasOf[i]] : next++;
@@ -141,8 +141,11 @@ bool KernelCache::call(std::span<const ArrayView> arrays, bool mayCompile) {
     return false;
   const Executable &compiled = *found;
   const auto &params = compiled.params();
-  llvm::SmallVector<void *, 16> data(params.size());
-  llvm::SmallVector<const int64_t *, 16> shapes(params.size());
+  // (Every parameter is some argument's: each entry is written.)
+  llvm::SmallVector<void *, 16> data;
+  llvm::SmallVector<const int64_t *, 16> shapes;
+  data.resize_for_overwrite(params.size());
+  shapes.resize_for_overwrite(params.size());
   for (size_t i = 0; i < arrays.size(); ++i) {
     data[param[i]] = arrays[i].data;
     shapes[param[i]] = arrays[i].shape.data();

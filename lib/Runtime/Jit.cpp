@@ -410,8 +410,9 @@ void CompiledKernel::run(void *const *data,
   llvm::SmallVector<int64_t, kInline> words(descriptorTemplate.begin(),
                                             descriptorTemplate.end());
   size_t count = signature.params.size();
-  llvm::SmallVector<void *, 16> descriptors(count);
-  llvm::SmallVector<void *, 16> arguments(count);
+  llvm::SmallVector<void *, 16> descriptors, arguments;
+  descriptors.resize_for_overwrite(count);
+  arguments.resize_for_overwrite(count);
   for (size_t i = 0; i < count; ++i) {
     int64_t *descriptor = words.data() + descriptorOffsets[i];
     auto pointer = reinterpret_cast<int64_t>(data[i]);
