@@ -24,6 +24,12 @@ def ConvertPkToLinalg : Pass<"convert-pk-to-linalg", "::mlir::ModuleOp"> {
       `vecmat` or `dot`, or a `linalg.generic` contraction for the other
       batched shapes, accumulating into a zero-filled tensor.
 
+    A kernel with dynamic sizes reads each size class's size once
+    (`memref.dim` of the first memref of the class) and uses every other
+    memref with dynamic sizes through a `memref.reinterpret_cast` with those
+    sizes and the row-major strides computed from them (refs are
+    C-contiguous); `pk.dim` becomes that size.
+
     Run `pk-forward-stores` first: it guarantees that every ref is loaded
     before it is stored.
   }];
