@@ -7,7 +7,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/SPIRV/Serialization.h"
@@ -21,12 +23,6 @@ using mlir::pk::VulkanPlan;
 LogicalResult mlir::pk::compileToSpirv(ModuleOp module,
                                        const SpirvPipelineOptions &options,
                                        SmallVectorImpl<uint32_t> &binary) {
-  for (KernelOp kernel : module.getOps<KernelOp>())
-    if (kernel.hasDynamicSizes())
-      return kernel.emitError("kernel '")
-             << kernel.getSymName()
-             << "' has dynamic sizes: kernels for Vulkan take static sizes "
-                "only, for now";
   PassManager pm(module.getContext());
   buildPkSpirvPipeline(pm, options);
   if (failed(pm.run(module)))
@@ -43,9 +39,14 @@ LogicalResult mlir::pk::compileToSpirv(ModuleOp module,
 
 namespace {
 
+int64_t elementBytes(MemRefType type) {
+  return std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+/// The bytes of a buffer of static sizes; 0 for dynamic ones, whose size
+/// the plan computes at dispatch.
 int64_t bytesOf(MemRefType type) {
-  int64_t width = type.getElementTypeBitWidth();
-  return type.getNumElements() * std::max<int64_t>(1, width / 8);
+  return type.hasStaticShape() ? type.getNumElements() * elementBytes(type) : 0;
 }
 
 /// How messages name kernel argument `index`: by its parameter's name where
@@ -82,22 +83,29 @@ public:
 
 private:
   unsigned addBuffer(int64_t bytes, std::string what) {
-    plan.buffers.push_back({uint64_t(bytes), std::move(what), {}});
+    VulkanPlan::Buffer buffer;
+    buffer.bytes = uint64_t(bytes);
+    buffer.what = std::move(what);
+    plan.buffers.push_back(std::move(buffer));
     return plan.buffers.size() - 1;
   }
 
   LogicalResult planOp(Operation &op) {
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
       return planLaunch(launch);
-    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-      bufferOf[alloc.getResult()] =
-          addBuffer(bytesOf(alloc.getType()), "a temporary");
-      return success();
-    }
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      return planAllocation(alloc);
     if (auto global = dyn_cast<memref::GetGlobalOp>(op))
       return planConstant(global);
-    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp>(
-            op)) {
+    if (auto cast = dyn_cast<memref::ReinterpretCastOp>(op)) {
+      // A view from the first element (pk-to-linalg's views by size class):
+      // the kernels index its buffer with its strides.
+      if (!isConstantIntValue(cast.getMixedOffsets().front(), 0))
+        return cast.emitError("the Vulkan backend cannot view a buffer from "
+                              "an offset computed at run time");
+    }
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp,
+            memref::ReinterpretCastOp>(op)) {
       // A reshape of a contiguous buffer is the same buffer. So is a view:
       // its static offset and strides are in its type, from which the
       // kernels index the whole buffer.
@@ -110,7 +118,15 @@ private:
     }
     if (auto copy = dyn_cast<memref::CopyOp>(op))
       return planCopy(copy);
-    if (isa<memref::DeallocOp, arith::ConstantOp, func::ReturnOp>(op))
+    if (auto branch = dyn_cast<scf::IfOp>(op))
+      return planBranch(branch);
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      return planStore(store);
+    // Sizes and their arithmetic: computed where a launch or an allocation
+    // needs them (sizeOf).
+    if (isa<memref::DeallocOp, memref::DimOp, func::ReturnOp, scf::YieldOp>(
+            op) ||
+        isa<arith::ArithDialect>(op.getDialect()))
       return success();
     return op.emitError("the Vulkan backend does not run host operation '")
            << op.getName() << "'";
@@ -126,18 +142,275 @@ private:
                       launch.getGridSizeZ()};
     for (int d = 0; d < 3; ++d) {
       APInt value;
-      if (!matchPattern(sizes[d], m_ConstantInt(&value)))
-        return launch.emitError("grid size unknown at compile time");
-      step.grid[d] = uint32_t(value.getZExtValue());
+      if (matchPattern(sizes[d], m_ConstantInt(&value))) {
+        step.grid[d] = uint32_t(value.getZExtValue());
+        continue;
+      }
+      FailureOr<unsigned> size = sizeOf(sizes[d]);
+      if (failed(size))
+        return failure();
+      step.gridOf[d] = int(*size);
     }
     for (Value operand : launch.getKernelOperands()) {
+      if (operand.getType().isIndex()) {
+        // A dynamic size: a small buffer the host fills at dispatch.
+        FailureOr<unsigned> size = sizeOf(operand);
+        if (failed(size))
+          return failure();
+        unsigned id = addBuffer(4, "a size");
+        plan.buffers[id].valueOf = int(*size);
+        step.bindings.push_back(id);
+        continue;
+      }
       auto found = bufferOf.find(operand);
       if (found == bufferOf.end())
         return launch.emitError("a non-buffer value is passed to the GPU");
       step.bindings.push_back(found->second);
     }
-    plan.steps.push_back(std::move(step));
+    addStep(std::move(step));
     return success();
+  }
+
+  void addStep(VulkanPlan::Step step) {
+    step.when = condition;
+    plan.steps.push_back(std::move(step));
+  }
+
+  /// A branch on the sizes: the steps of each side run when its condition
+  /// holds at dispatch.
+  LogicalResult planBranch(scf::IfOp branch) {
+    if (branch.getNumResults() != 0)
+      return branch.emitError(
+          "the Vulkan backend cannot run a host branch that yields values");
+    FailureOr<unsigned> holds = sizeOf(branch.getCondition());
+    if (failed(holds))
+      return failure();
+    FailureOr<unsigned> zero = constant(0);
+    FailureOr<unsigned> fails =
+        instruction(VulkanPlan::SizeInstruction::Cmp, {*holds, *zero},
+                    int64_t(arith::CmpIPredicate::eq));
+    int outer = condition;
+    for (auto [side, region] : llvm::zip(
+             std::array<unsigned, 2>{*holds, *fails}, branch->getRegions())) {
+      condition = int(side);
+      if (outer != VulkanPlan::kStatic)
+        condition = int(*instruction(VulkanPlan::SizeInstruction::And,
+                                     {unsigned(outer), side}));
+      for (Block &block : region)
+        for (Operation &op : block)
+          if (failed(planOp(op)))
+            return failure();
+    }
+    condition = outer;
+    return success();
+  }
+
+  /// A scalar the host computes from the sizes (a mean's count) stored
+  /// into a buffer of one element: an update of it, in order with the
+  /// dispatches.
+  LogicalResult planStore(memref::StoreOp store) {
+    MemRefType type = store.getMemRefType();
+    auto found = bufferOf.find(store.getMemRef());
+    Type element = type.getElementType();
+    unsigned width = element.getIntOrFloatBitWidth();
+    if (found == bufferOf.end() || !type.hasStaticShape() ||
+        type.getNumElements() != 1 || width % 8 != 0 || width > 64)
+      return store.emitError("the Vulkan backend stores on the host only "
+                             "into buffers of one element");
+    FailureOr<unsigned> value = sizeOf(store.getValueToStore());
+    if (failed(value))
+      return failure();
+    VulkanPlan::Step step;
+    step.kind = VulkanPlan::Step::Update;
+    step.target = found->second;
+    step.valueOf = int(*value);
+    step.elementBytes = width / 8;
+    step.isFloat = isa<FloatType>(element);
+    step.isBFloat16 = element.isBF16();
+    addStep(std::move(step));
+    return success();
+  }
+
+  LogicalResult planAllocation(memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    unsigned id = addBuffer(bytesOf(type), "a temporary");
+    bufferOf[alloc.getResult()] = id;
+    plan.buffers[id].when = condition;
+    if (type.hasStaticShape())
+      return success();
+    // Its bytes: the element size times every size.
+    FailureOr<unsigned> bytes = constant(elementBytes(type));
+    for (int64_t d = 0; d < type.getRank() && succeeded(bytes); ++d) {
+      FailureOr<unsigned> size =
+          type.isDynamicDim(d)
+              ? sizeOf(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)])
+              : constant(type.getDimSize(d));
+      if (failed(size))
+        return failure();
+      bytes = instruction(VulkanPlan::SizeInstruction::Mul, {*bytes, *size});
+    }
+    if (failed(bytes))
+      return failure();
+    plan.buffers[id].bytesOf = int(*bytes);
+    return success();
+  }
+
+  FailureOr<unsigned> constant(int64_t value) {
+    VulkanPlan::SizeInstruction constant;
+    constant.value = value;
+    plan.sizes.push_back(constant);
+    return unsigned(plan.sizes.size() - 1);
+  }
+
+  FailureOr<unsigned> instruction(VulkanPlan::SizeInstruction::Kind kind,
+                                  ArrayRef<unsigned> operands,
+                                  int64_t value = 0) {
+    VulkanPlan::SizeInstruction step;
+    step.kind = kind;
+    step.value = value;
+    llvm::copy(operands, step.operands);
+    plan.sizes.push_back(step);
+    return unsigned(plan.sizes.size() - 1);
+  }
+
+  /// The size instruction that computes `value` (an index) at dispatch.
+  FailureOr<unsigned> sizeOf(Value value) {
+    auto found = sizeInstruction.find(value);
+    if (found != sizeInstruction.end())
+      return found->second;
+    FailureOr<unsigned> result = computeSize(value);
+    if (succeeded(result))
+      sizeInstruction[value] = *result;
+    return result;
+  }
+
+  FailureOr<unsigned> sizeOf(OpFoldResult size) {
+    if (std::optional<int64_t> known = getConstantIntValue(size))
+      return constant(*known);
+    return sizeOf(cast<Value>(size));
+  }
+
+  FailureOr<unsigned> computeSize(Value value) {
+    using Kind = VulkanPlan::SizeInstruction::Kind;
+    if (std::optional<int64_t> known = getConstantIntValue(value))
+      return constant(*known);
+    Operation *op = value.getDefiningOp();
+    if (auto dim = dyn_cast_or_null<memref::DimOp>(op))
+      return dimensionSize(dim);
+    // An instruction on the sizes of the op's operands.
+    auto onOperands = [&](Kind kind) -> FailureOr<unsigned> {
+      SmallVector<unsigned, 3> operands;
+      for (Value operand : op->getOperands()) {
+        FailureOr<unsigned> size = sizeOf(operand);
+        if (failed(size))
+          return failure();
+        operands.push_back(*size);
+      }
+      return instruction(kind, operands);
+    };
+    if (isa_and_nonnull<arith::AddIOp>(op))
+      return onOperands(Kind::Add);
+    if (isa_and_nonnull<arith::SubIOp>(op))
+      return onOperands(Kind::Sub);
+    if (isa_and_nonnull<arith::MulIOp>(op))
+      return onOperands(Kind::Mul);
+    if (isa_and_nonnull<arith::DivSIOp>(op))
+      return onOperands(Kind::DivS);
+    if (isa_and_nonnull<arith::CeilDivSIOp>(op))
+      return onOperands(Kind::CeilDivS);
+    if (isa_and_nonnull<arith::FloorDivSIOp>(op))
+      return onOperands(Kind::FloorDivS);
+    if (isa_and_nonnull<arith::RemSIOp>(op))
+      return onOperands(Kind::RemS);
+    if (isa_and_nonnull<arith::MinSIOp>(op))
+      return onOperands(Kind::MinS);
+    if (isa_and_nonnull<arith::MaxSIOp>(op))
+      return onOperands(Kind::MaxS);
+    if (isa_and_nonnull<arith::AndIOp>(op))
+      return onOperands(Kind::And);
+    if (isa_and_nonnull<arith::OrIOp>(op))
+      return onOperands(Kind::Or);
+    if (isa_and_nonnull<arith::XOrIOp>(op))
+      return onOperands(Kind::Xor);
+    if (auto compare = dyn_cast_or_null<arith::CmpIOp>(op)) {
+      FailureOr<unsigned> comparison = onOperands(Kind::Cmp);
+      if (succeeded(comparison))
+        plan.sizes[*comparison].value = int64_t(compare.getPredicate());
+      return comparison;
+    }
+    if (isa_and_nonnull<arith::SelectOp>(op))
+      return onOperands(Kind::Select);
+    // Conversions keep the value: an update converts it to the element
+    // type it stores.
+    if (isa_and_nonnull<arith::IndexCastOp, arith::IndexCastUIOp,
+                        arith::SIToFPOp, arith::UIToFPOp, arith::ExtSIOp,
+                        arith::ExtUIOp>(op))
+      return sizeOf(op->getOperand(0));
+    if (op)
+      return op->emitError("the Vulkan backend cannot compute '")
+             << op->getName() << "' on the host";
+    return module.emitError("the Vulkan backend cannot compute a value that "
+                            "is not a size on the host");
+  }
+
+  /// A buffer's size: a parameter's at dispatch, a view's or an
+  /// allocation's from their operands.
+  FailureOr<unsigned> dimensionSize(memref::DimOp dim) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!index || !isa<MemRefType>(dim.getSource().getType()))
+      return dim.emitError("the Vulkan backend reads sizes of constant "
+                           "dimensions of buffers only");
+    return sizeOfDimension(dim, dim.getSource(), *index);
+  }
+
+  FailureOr<unsigned> sizeOfDimension(memref::DimOp dim, Value buffer,
+                                      int64_t index) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!type.isDynamicDim(index))
+      return constant(type.getDimSize(index));
+    Operation *made = buffer.getDefiningOp();
+    if (auto cast = dyn_cast_or_null<memref::ReinterpretCastOp>(made))
+      return sizeOf(cast.getMixedSizes()[index]);
+    if (auto view = dyn_cast_or_null<memref::SubViewOp>(made)) {
+      // The dimension of the view's, among its source's not dropped.
+      llvm::SmallBitVector dropped = view.getDroppedDims();
+      int64_t kept = -1;
+      SmallVector<OpFoldResult> sizes = view.getMixedSizes();
+      for (auto [d, size] : llvm::enumerate(sizes))
+        if (!dropped.test(d) && ++kept == index)
+          return sizeOf(size);
+    }
+    if (auto alloc = dyn_cast_or_null<memref::AllocOp>(made))
+      return sizeOf(alloc.getDynamicSizes()[type.getDynamicDimIndex(index)]);
+    if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(made))
+      return sizeOf(expand.getMixedOutputShape()[index]);
+    if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(made)) {
+      FailureOr<unsigned> product = constant(1);
+      SmallVector<ReassociationIndices> groups =
+          collapse.getReassociationIndices();
+      for (int64_t d : groups[index]) {
+        FailureOr<unsigned> size = sizeOfDimension(dim, collapse.getSrc(), d);
+        if (failed(size))
+          return failure();
+        product =
+            instruction(VulkanPlan::SizeInstruction::Mul, {*product, *size});
+      }
+      return product;
+    }
+    if (auto parameter = dyn_cast<BlockArgument>(buffer);
+        parameter && parameter.getOwner()->isEntryBlock() &&
+        isa<func::FuncOp>(parameter.getOwner()->getParentOp())) {
+      FailureOr<unsigned> size =
+          instruction(VulkanPlan::SizeInstruction::Dim, {},
+                      int64_t(parameter.getArgNumber()));
+      plan.sizes[*size].dim = unsigned(index);
+      return size;
+    }
+    InFlightDiagnostic error =
+        dim.emitError("the Vulkan backend cannot read the size of a buffer");
+    if (made)
+      error << " made by '" << made->getName() << "'";
+    return error;
   }
 
   LogicalResult planConstant(memref::GetGlobalOp global) {
@@ -181,13 +454,17 @@ private:
     step.kind = VulkanPlan::Step::Copy;
     step.source = bufferOf.lookup(copy.getSource());
     step.target = bufferOf.lookup(copy.getTarget());
-    plan.steps.push_back(std::move(step));
+    addStep(std::move(step));
     return success();
   }
 
   ModuleOp module;
   VulkanPlan &plan;
   llvm::DenseMap<Value, unsigned> bufferOf;
+  llvm::DenseMap<Value, unsigned> sizeInstruction;
+  /// The size instruction that decides whether the steps planned now run
+  /// (inside host branches).
+  int condition = VulkanPlan::kStatic;
 };
 
 } // namespace

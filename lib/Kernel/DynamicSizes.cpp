@@ -172,8 +172,6 @@ const Executable &KernelCache::compileOnMiss(std::span<const ArrayView> arrays,
   SizeMask mask;
   if (dynamicAllowed)
     why = wantDynamic(view, mask);
-  else if (options.dynamic == DynamicSizes::Always)
-    whyStatic = "kernels for Vulkan take static sizes, for now";
   if (!why.empty())
     if (const Executable *compiled = compileDynamic(
             arrays, aliasOf, view, std::move(mask), why, whyStatic))

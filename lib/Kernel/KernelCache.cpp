@@ -101,8 +101,7 @@ const Executable *KernelCache::prepare(
   checkArguments(arrays, arity, name, paramNames, aliasOf, partialOverlaps);
   encodeKey(arrays, aliasOf, key);
   KeyView view(key.data(), key.size());
-  bool dynamicAllowed =
-      options.dynamic != DynamicSizes::Never && options.backend == Backend::CPU;
+  bool dynamicAllowed = options.dynamic != DynamicSizes::Never;
   const Executable *found = variants.findInMemo(view);
   if (!found && dynamicAllowed) {
     // The dynamic-sizes variants first: one serves every size.

@@ -169,6 +169,7 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   // whole buffers become kernel arguments (SPIR-V drops the offset of some
   // views, such as 0-d ones).
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
+  pm.addNestedPass<func::FuncOp>(createPkLinearizeDynamicBuffersForGpu());
   PkTileParallelLoopsForGpuOptions tiling;
   tiling.workgroupSize = options.workgroupSize;
   pm.addNestedPass<func::FuncOp>(createPkTileParallelLoopsForGpu(tiling));
@@ -177,9 +178,11 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   // The folded views' index arithmetic divides rounding down.
   pm.addPass(createPkExpandFloorDivForSpirv());
   pm.addPass(createCanonicalizerPass());
-  // Shapes are static: index computations fold into the kernels, so that
-  // only array buffers remain as kernel arguments.
-  pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
+  // (One value per size: each becomes a kernel argument.)
+  pm.addPass(createCSEPass());
+  // Index computations fold into the kernels, so that only buffers and
+  // dynamic sizes remain as kernel arguments.
+  pm.addNestedPass<func::FuncOp>(createPkSinkIndexComputationsForSpirv());
   pm.addPass(createGpuKernelOutliningPass());
   PkPrepareSpirvKernelsOptions prepare;
   prepare.vulkanVersion = options.vulkanVersion;

@@ -96,8 +96,6 @@ struct TileParallelLoopsForGpuPass
 
   LogicalResult tile(scf::ParallelOp loop) {
     std::optional<SmallVector<int64_t>> extents = staticExtents(loop);
-    if (!extents)
-      return loop.emitOpError("needs static bounds and steps to map to a GPU");
     // The threads of a workgroup run along the innermost dimension with
     // more than one index: unit dimensions are folded away below, and the
     // dimension left innermost must be the tiled one (a (65536, 1) array
@@ -106,9 +104,16 @@ struct TileParallelLoopsForGpuPass
     size_t threads = tiles.size() - 1;
     while (threads > 0 && (*extents)[threads] == 1)
       --threads;
-    tiles[threads] = std::max<int64_t>(
-        1, std::min<int64_t>(workgroupSize, (*extents)[threads]));
-    scf::tileParallelLoop(loop, tiles, /*noMinMaxBounds=*/false);
+    int64_t extent = (*extents)[threads];
+    tiles[threads] =
+        ShapedType::isDynamic(extent)
+            ? int64_t(workgroupSize)
+            : std::max<int64_t>(1, std::min<int64_t>(workgroupSize, extent));
+    // With a dynamic extent, the tiles of one index would keep a loop of
+    // min(1, n - i) iterations: tiles of constant bounds under a guard
+    // instead.
+    bool dynamic = llvm::any_of(*extents, ShapedType::isDynamic);
+    scf::tileParallelLoop(loop, tiles, /*noMinMaxBounds=*/dynamic);
     return success();
   }
 
@@ -160,8 +165,9 @@ struct TileParallelLoopsForGpuPass
                              hi = getConstantIntValue(upper),
                              st = getConstantIntValue(step);
       if (!lo || !hi || !st || *st <= 0)
-        return std::nullopt;
-      extents.push_back((*hi - *lo + *st - 1) / *st);
+        extents.push_back(ShapedType::kDynamic);
+      else
+        extents.push_back((*hi - *lo + *st - 1) / *st);
     }
     return extents;
   }

@@ -332,7 +332,9 @@ def kernel(fn=None, *, backend="cpu", **options):
     ``len(x)``) or catches errors of its trace compile per shape whatever
     the policy; fixed-length, backwards and positional slices
     (``x[-3:]``, ``x[::-1]``, ``x[2]``) and products of a matrix with a
-    vector keep just the sizes they involve static (CPU only for now);
+    vector keep just the sizes they involve static; on a Vulkan device
+    that limits loop iterations (llvmpipe), kernels with loops over a
+    varying size (sums, products) stay static;
     ``PK_LOG_COMPILES=1`` logs each compile and why.
 
     NumPy arrays and numbers the kernel reads from its globals or closure

@@ -117,3 +117,29 @@ func.func @trailing_unit(%a: memref<65536x1xf32>) {
   }
   return
 }
+
+// -----
+
+// Dynamic sizes: rows on block y, columns in tiles of 64 threads whose
+// bounds are constants under a guard (no loop of min(1, n - i) iterations
+// left in a thread); the grid is the host's to compute.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: %[[N:.*]] = memref.dim %{{.*}}, %c0
+// CHECK: %[[M:.*]] = memref.dim %{{.*}}, %c1
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]], %[[T:.*]]) = (%c0, %c0, %c0) to (%[[N]], %[[M]], %c64) step (%c1, %c64, %c1)
+// CHECK-NOT: affine.min
+// CHECK: %[[COL:.*]] = arith.addi %[[T]], %[[J]]
+// CHECK: scf.if
+// CHECK: memref.load %{{.*}}[%[[I]], %[[COL]]]
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_y, {{.*}}>, #gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = thread_x
+func.func @dynamic(%a: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?x?xf32>
+  %m = memref.dim %a, %c1 : memref<?x?xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %m) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<?x?xf32>
+    memref.store %x, %a[%i, %j] : memref<?x?xf32>
+  }
+  return
+}

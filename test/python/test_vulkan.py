@@ -348,7 +348,10 @@ def test_device_buffers_are_bounded_in_bytes():
         o[...] = a[...] * 2
 
     mib = 1 << 20
-    kernel = picokernel.kernel(scale, backend="vulkan", max_device_bytes=5 * mib)
+    # (Variants of static sizes: one of dynamic sizes, which dynamic=None
+    # compiles from the second size on, holds its last call's buffers.)
+    kernel = picokernel.kernel(scale, backend="vulkan", max_device_bytes=5 * mib,
+                               dynamic=False)
     for n in range(20):
         a = np.arange(mib // 4 + n, dtype=np.float32)  # 1 MiB, one shape each
         o = np.empty_like(a)

@@ -739,8 +739,11 @@ def PkTileParallelLoopsForGpu : Pass<"pk-tile-parallel-loops-for-gpu",
     the result for `convert-parallel-loops-to-gpu`: workgroups map to block
     ids (x for the tiled dimension, then y and z), threads to thread id x.
     Loops over more than three dimensions first have their leading
-    dimensions linearized into one (`scf::collapseParallelLoops`). Shapes
-    are static, so a kernel's grid is known at compile time; grids beyond a
+    dimensions linearized into one (`scf::collapseParallelLoops`). With
+    static shapes a kernel's grid is known at compile time; a dimension of
+    dynamic size is tiled by `workgroup-size`, its tiles of constant bounds
+    under a guard (no loop of `min(1, n - i)` iterations left in a thread),
+    and its grid is computed by the host at dispatch. Grids beyond a
     device's per-dimension limit are split by the runtime.
   }];
   let options = [
@@ -751,6 +754,55 @@ def PkTileParallelLoopsForGpu : Pass<"pk-tile-parallel-loops-for-gpu",
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def PkLinearizeDynamicBuffersForGpu
+    : Pass<"pk-linearize-dynamic-buffers-for-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Index buffers of dynamic sizes as one-dimensional arrays";
+  let description = [{
+    SPIR-V indexes a buffer of dynamic sizes as a runtime array, which has no
+    shape: it can only linearize indices whose strides are constants. This
+    pass rewrites every `memref.load` and `memref.store` on a buffer of rank
+    two or more with dynamic sizes or strides into one on its whole buffer
+    collapsed to one dimension, at the linear index `offset + sum(i_k *
+    stride_k)`. The strides are values of the function: a view's
+    (`memref.reinterpret_cast`) operands, or the row-major strides of a
+    parameter or allocation from its sizes (`memref.dim` on the host, which
+    reach the kernels as arguments). Run after `fold-memref-alias-ops`, so
+    that accesses go through no other views.
+
+    Example:
+
+    ```mlir
+    %v = memref.reinterpret_cast %b to offset: [0], sizes: [%n, %m],
+        strides: [%m, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1]>>
+    %x = memref.load %v[%i, %j] : memref<?x?xf32, strided<[?, 1]>>
+    // becomes
+    %flat = memref.collapse_shape %b [[0, 1]] : memref<?x?xf32> into memref<?xf32>
+    %0 = arith.muli %i, %m : index
+    %1 = arith.addi %0, %j : index
+    %x = memref.load %flat[%1] : memref<?xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def PkSinkIndexComputationsForSpirv
+    : Pass<"pk-sink-index-computations-for-spirv", "::mlir::func::FuncOp"> {
+  let summary = "Sink index arithmetic into GPU launches, not buffer sizes";
+  let description = [{
+    Like `gpu-launch-sink-index-computations`: constants and the index
+    arithmetic on them that a `gpu.launch` body uses move into the body, so
+    that outlining does not make them kernel arguments. Unlike it, sizes
+    read from buffers (`memref.dim`) stay on the host: a SPIR-V kernel cannot
+    read a buffer's size. A dynamic size, and only that, reaches a kernel as
+    an argument, which the host computes at dispatch; a kernel of static
+    shapes takes only its buffers. A size read from a view
+    (`memref.dim` of a `memref.reinterpret_cast`) is first replaced by the
+    view's size operand, so that a size class is one argument.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 def PkPrepareSpirvKernels : Pass<"pk-prepare-spirv-kernels",

@@ -39,6 +39,22 @@ const char *resultName(VkResult result) {
   }
 }
 
+/// PK_VULKAN_LOOP_LIMIT, which replaces a driver's loop limit (0: none):
+/// for a driver whose limit differs, or arrays known to be small.
+int64_t loopLimitFromEnvironment(int64_t driverLimit) {
+  const char *limit = std::getenv("PK_VULKAN_LOOP_LIMIT");
+  if (!limit || !*limit)
+    return driverLimit;
+  char *end = nullptr;
+  long long value = std::strtoll(limit, &end, 10);
+  if (*end != '\0' || value < 0)
+    throw VulkanError(
+        std::string("vulkan: PK_VULKAN_LOOP_LIMIT must be a "
+                    "number of loop iterations (0: none), not '") +
+        limit + "'");
+  return value;
+}
+
 } // namespace
 
 void check(VkResult result, const char *call) {
@@ -81,6 +97,7 @@ void Device::open() {
                       " supports only Vulkan 1.0; picokernel needs 1.1");
   if (std::strncmp(properties.deviceName, "llvmpipe", 8) == 0)
     maxLoopIterations = 65535;
+  maxLoopIterations = loopLimitFromEnvironment(maxLoopIterations);
 
   queueFamily = computeQueueFamily();
 

@@ -13,6 +13,7 @@
 #include "picokernel/Compiler/SpirvCompiler.h"
 #include "picokernel/Support/Diagnostics.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -42,7 +43,6 @@ struct Pipeline {
   Owned<VkDescriptorSetLayout, vkDestroyDescriptorSetLayout> setLayout;
   Owned<VkPipelineLayout, vkDestroyPipelineLayout> layout;
   Owned<VkPipeline, vkDestroyPipeline> pipeline;
-  VkDescriptorSet set = VK_NULL_HANDLE; // freed with the pool
 };
 
 using Clock = std::chrono::steady_clock;
@@ -86,40 +86,58 @@ uint32_t apiVersion(const std::string &version) {
 
 } // namespace
 
+/// What depends on the arrays' sizes: the buffers, the descriptor sets
+/// that bind them and the commands, recorded once per set of sizes.
+struct Sized {
+  std::vector<int64_t> shapes; // the parameters' sizes, one after another
+  std::vector<Buffer> buffers; // the plan's, parameters first
+  Owned<VkDescriptorPool, vkDestroyDescriptorPool> descriptorPool;
+  std::vector<VkDescriptorSet> sets; // per plan step; freed with the pool
+  Owned<VkCommandPool, vkDestroyCommandPool> commandPool;
+  VkCommandBuffer commands = VK_NULL_HANDLE; // freed with the pool
+};
+
 struct VulkanKernel::Impl {
   Device &device = Device::get();
-  // Destroyed in reverse order: the command buffer's pool and fence first,
-  // the buffers last.
-  std::vector<Buffer> buffers; // the plan's, parameters first
+  mlir::pk::VulkanPlan plan;
+  bool dynamic = false; // some parameter has a dynamic size
+  // Destroyed in reverse order: what depends on the sizes first.
   Owned<VkShaderModule, vkDestroyShaderModule> shader;
   std::vector<Pipeline> pipelines; // per plan step; empty for copies
   uint32_t dispatchCount = 0;
-  Owned<VkDescriptorPool, vkDestroyDescriptorPool> descriptorPool;
-  Owned<VkCommandPool, vkDestroyCommandPool> commandPool;
-  VkCommandBuffer commands = VK_NULL_HANDLE; // freed with the pool
   Owned<VkFence, vkDestroyFence> fence;
+  std::unique_ptr<Sized> sized;
   mutable std::mutex running; // one call at a time uses the buffers
 
-  void createBuffers(const mlir::pk::VulkanPlan &plan);
-  void createPipelines(const mlir::pk::VulkanPlan &plan);
-  void writeDescriptorSets(const mlir::pk::VulkanPlan &plan);
-  void recordCommands(const mlir::pk::VulkanPlan &plan);
+  void createPipelines();
+  /// Buffers, descriptor sets and commands for parameters of sizes
+  /// `shapes` (null for a plan of static sizes), unless the last call's
+  /// had the same.
+  void prepare(const std::vector<CompiledParam> &parameters,
+               const int64_t *const *shapes);
 
 private:
-  void addBuffer(const mlir::pk::VulkanPlan::Buffer &planned);
+  void createBuffers(Sized &state, const std::vector<CompiledParam> &parameters,
+                     const int64_t *const *shapes,
+                     const std::vector<int64_t> &sizes);
+  void addBuffer(Sized &state, const mlir::pk::VulkanPlan::Buffer &planned,
+                 uint64_t bytes);
+  void writeDescriptorSets(Sized &state);
+  void recordCommands(Sized &state, const std::vector<int64_t> &sizes);
 };
 
-void VulkanKernel::Impl::addBuffer(
-    const mlir::pk::VulkanPlan::Buffer &planned) {
+void VulkanKernel::Impl::addBuffer(Sized &state,
+                                   const mlir::pk::VulkanPlan::Buffer &planned,
+                                   uint64_t bytes) {
   VkDeviceSize limit = device.properties.limits.maxStorageBufferRange;
-  if (planned.bytes > limit)
+  if (bytes > limit)
     throw VulkanError("vulkan: " + planned.what + " needs " +
-                      std::to_string(planned.bytes) +
+                      std::to_string(bytes) +
                       " bytes, more than this device's storage buffer "
                       "limit of " +
                       std::to_string(limit) + " bytes");
-  Buffer &buffer = buffers.emplace_back();
-  buffer.bytes = std::max<VkDeviceSize>(planned.bytes, 4);
+  Buffer &buffer = state.buffers.emplace_back();
+  buffer.bytes = std::max<VkDeviceSize>(bytes, 4);
   buffer.buffer = decltype(buffer.buffer)(device.device);
   buffer.memory = decltype(buffer.memory)(device.device);
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -152,22 +170,82 @@ void VulkanKernel::Impl::addBuffer(
   // A splat's one element repeats through the buffer: the part written
   // so far is copied after itself.
   char *target = static_cast<char *>(buffer.mapped);
-  size_t filled = std::min<size_t>(planned.contents.size(), planned.bytes);
+  size_t filled = std::min<size_t>(planned.contents.size(), bytes);
   std::memcpy(target, planned.contents.data(), filled);
-  while (planned.splat && filled && filled < planned.bytes) {
-    size_t more = std::min<size_t>(filled, planned.bytes - filled);
+  while (planned.splat && filled && filled < bytes) {
+    size_t more = std::min<size_t>(filled, bytes - filled);
     std::memcpy(target + filled, target, more);
     filled += more;
   }
 }
 
-void VulkanKernel::Impl::createBuffers(const mlir::pk::VulkanPlan &plan) {
-  buffers.reserve(plan.buffers.size());
-  for (const mlir::pk::VulkanPlan::Buffer &planned : plan.buffers)
-    addBuffer(planned);
+void VulkanKernel::Impl::prepare(const std::vector<CompiledParam> &parameters,
+                                 const int64_t *const *shapes) {
+  std::vector<int64_t> flat;
+  if (shapes)
+    for (size_t i = 0; i < parameters.size(); ++i)
+      flat.insert(flat.end(), shapes[i],
+                  shapes[i] + parameters[i].shape.size());
+  if (sized && sized->shapes == flat)
+    return;
+  std::vector<int64_t> sizes;
+  if (plan.hasDynamicSizes() && (!shapes || !plan.evaluateSizes(shapes, sizes)))
+    throw VulkanError("vulkan: the sizes of these arrays overflow the "
+                      "kernel's index arithmetic");
+  sized.reset(); // the old buffers first: both may not fit
+  auto state = std::make_unique<Sized>();
+  state->shapes = std::move(flat);
+  createBuffers(*state, parameters, shapes, sizes);
+  for (auto [id, planned] : llvm::enumerate(plan.buffers)) {
+    if (planned.valueOf == mlir::pk::VulkanPlan::kStatic)
+      continue;
+    // SPIR-V's index is an int32.
+    int64_t value = sizes[planned.valueOf];
+    if (value < INT32_MIN || value > INT32_MAX)
+      throw VulkanError("vulkan: a size of " + std::to_string(value) +
+                        " does not fit the GPU's 32-bit indices");
+    int32_t narrow = int32_t(value);
+    std::memcpy(state->buffers[id].mapped, &narrow, sizeof narrow);
+  }
+  writeDescriptorSets(*state);
+  recordCommands(*state, sizes);
+  sized = std::move(state);
 }
 
-void VulkanKernel::Impl::createPipelines(const mlir::pk::VulkanPlan &plan) {
+void VulkanKernel::Impl::createBuffers(
+    Sized &state, const std::vector<CompiledParam> &parameters,
+    const int64_t *const *shapes, const std::vector<int64_t> &sizes) {
+  state.buffers.reserve(plan.buffers.size());
+  for (auto [id, planned] : llvm::enumerate(plan.buffers)) {
+    uint64_t bytes = planned.bytes;
+    if (id < parameters.size()) {
+      // Kernels index with SPIR-V's 32-bit index.
+      uint64_t elements = 1;
+      for (size_t d = 0; d < parameters[id].shape.size(); ++d)
+        elements *= uint64_t(shapes ? shapes[id][d] : parameters[id].shape[d]);
+      bool withinLimit = elements * itemSize(parameters[id].dtype) <=
+                         device.properties.limits.maxStorageBufferRange;
+      if (elements > uint64_t(INT32_MAX) && withinLimit)
+        throw VulkanError("vulkan: " + planned.what + " has " +
+                          std::to_string(elements) +
+                          " elements, more than the GPU's 32-bit indices "
+                          "reach (2^31 - 1)");
+      bytes = elements * itemSize(parameters[id].dtype);
+    } else if (planned.when != mlir::pk::VulkanPlan::kStatic &&
+               sizes[planned.when] == 0) {
+      bytes = 4; // for steps that do not run with these sizes
+    } else if (planned.bytesOf != mlir::pk::VulkanPlan::kStatic) {
+      bytes = uint64_t(std::max<int64_t>(0, sizes[planned.bytesOf]));
+    }
+    addBuffer(state, planned, bytes);
+  }
+}
+
+void VulkanKernel::Impl::createPipelines() {
+  VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  fence = decltype(fence)(device.device);
+  check(vkCreateFence(device.device, &fenceInfo, nullptr, fence.out()),
+        "vkCreateFence");
   if (plan.spirv.empty())
     return; // a kernel that only copies whole arrays dispatches nothing
   shader = decltype(shader)(device.device);
@@ -226,8 +304,7 @@ void VulkanKernel::Impl::createPipelines(const mlir::pk::VulkanPlan &plan) {
   }
 }
 
-void VulkanKernel::Impl::writeDescriptorSets(const mlir::pk::VulkanPlan &plan) {
-  // Written once: the buffers never change.
+void VulkanKernel::Impl::writeDescriptorSets(Sized &state) {
   VkDescriptorPoolSize poolSize{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0};
   for (const mlir::pk::VulkanPlan::Step &step : plan.steps)
     poolSize.descriptorCount += uint32_t(step.bindings.size());
@@ -237,29 +314,29 @@ void VulkanKernel::Impl::writeDescriptorSets(const mlir::pk::VulkanPlan &plan) {
   poolInfo.maxSets = std::max<uint32_t>(dispatchCount, 1);
   poolInfo.poolSizeCount = 1;
   poolInfo.pPoolSizes = &poolSize;
-  descriptorPool = decltype(descriptorPool)(device.device);
+  state.descriptorPool = decltype(state.descriptorPool)(device.device);
   check(vkCreateDescriptorPool(device.device, &poolInfo, nullptr,
-                               descriptorPool.out()),
+                               state.descriptorPool.out()),
         "vkCreateDescriptorPool");
+  state.sets.assign(plan.steps.size(), VK_NULL_HANDLE);
   for (auto [index, step] : llvm::enumerate(plan.steps)) {
     if (step.kind != mlir::pk::VulkanPlan::Step::Dispatch)
       continue;
-    Pipeline &pipeline = pipelines[index];
     VkDescriptorSetAllocateInfo setAllocation{
         VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    setAllocation.descriptorPool = descriptorPool.get();
+    setAllocation.descriptorPool = state.descriptorPool.get();
     setAllocation.descriptorSetCount = 1;
-    setAllocation.pSetLayouts = pipeline.setLayout.address();
-    check(
-        vkAllocateDescriptorSets(device.device, &setAllocation, &pipeline.set),
-        "vkAllocateDescriptorSets");
+    setAllocation.pSetLayouts = pipelines[index].setLayout.address();
+    check(vkAllocateDescriptorSets(device.device, &setAllocation,
+                                   &state.sets[index]),
+          "vkAllocateDescriptorSets");
     std::vector<VkDescriptorBufferInfo> infos;
     for (unsigned id : step.bindings)
-      infos.push_back({buffers[id].buffer.get(), 0, VK_WHOLE_SIZE});
+      infos.push_back({state.buffers[id].buffer.get(), 0, VK_WHOLE_SIZE});
     std::vector<VkWriteDescriptorSet> writes(infos.size());
     for (size_t b = 0; b < infos.size(); ++b) {
       writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      writes[b].dstSet = pipeline.set;
+      writes[b].dstSet = state.sets[index];
       writes[b].dstBinding = uint32_t(b);
       writes[b].descriptorCount = 1;
       writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -270,22 +347,44 @@ void VulkanKernel::Impl::writeDescriptorSets(const mlir::pk::VulkanPlan &plan) {
   }
 }
 
-void VulkanKernel::Impl::recordCommands(const mlir::pk::VulkanPlan &plan) {
-  // The whole plan as one command buffer, recorded once.
+/// The bits of `value` as the element an update step stores (little-endian,
+/// in the low bytes).
+uint64_t elementBits(const mlir::pk::VulkanPlan::Step &step, int64_t value) {
+  uint64_t bits = uint64_t(value);
+  if (step.isFloat) {
+    llvm::APFloat number(static_cast<double>(value));
+    bool lost = false;
+    const llvm::fltSemantics &semantics =
+        step.elementBytes == 2   ? (step.isBFloat16 ? llvm::APFloat::BFloat()
+                                                    : llvm::APFloat::IEEEhalf())
+        : step.elementBytes == 4 ? llvm::APFloat::IEEEsingle()
+                                 : llvm::APFloat::IEEEdouble();
+    number.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+    bits = number.bitcastToAPInt().getZExtValue();
+  }
+  if (step.elementBytes < 8)
+    bits &= (uint64_t(1) << (8 * step.elementBytes)) - 1;
+  return bits;
+}
+
+void VulkanKernel::Impl::recordCommands(Sized &state,
+                                        const std::vector<int64_t> &sizes) {
+  // The whole plan as one command buffer, recorded once per set of sizes.
   VkCommandPoolCreateInfo commandPoolInfo{
       VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   commandPoolInfo.queueFamilyIndex = device.queueFamily;
-  commandPool = decltype(commandPool)(device.device);
+  state.commandPool = decltype(state.commandPool)(device.device);
   check(vkCreateCommandPool(device.device, &commandPoolInfo, nullptr,
-                            commandPool.out()),
+                            state.commandPool.out()),
         "vkCreateCommandPool");
   VkCommandBufferAllocateInfo commandInfo{
       VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  commandInfo.commandPool = commandPool.get();
+  commandInfo.commandPool = state.commandPool.get();
   commandInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   commandInfo.commandBufferCount = 1;
-  check(vkAllocateCommandBuffers(device.device, &commandInfo, &commands),
+  check(vkAllocateCommandBuffers(device.device, &commandInfo, &state.commands),
         "vkAllocateCommandBuffers");
+  VkCommandBuffer commands = state.commands;
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   check(vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -296,29 +395,46 @@ void VulkanKernel::Impl::recordCommands(const mlir::pk::VulkanPlan &plan) {
       VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   const uint32_t *limits = device.properties.limits.maxComputeWorkGroupCount;
   for (auto [index, step] : llvm::enumerate(plan.steps)) {
-    if (step.kind == mlir::pk::VulkanPlan::Step::Dispatch) {
+    if (step.when != mlir::pk::VulkanPlan::kStatic && sizes[step.when] == 0)
+      continue;
+    if (step.kind == mlir::pk::VulkanPlan::Step::Update) {
+      uint64_t bits = elementBits(step, sizes[step.valueOf]);
+      uint32_t words[2] = {uint32_t(bits), uint32_t(bits >> 32)};
+      vkCmdUpdateBuffer(commands, state.buffers[step.target].buffer.get(), 0,
+                        step.elementBytes > 4 ? 8 : 4, words);
+    } else if (step.kind == mlir::pk::VulkanPlan::Step::Dispatch) {
+      uint32_t grid[3];
+      for (int d = 0; d < 3; ++d) {
+        int64_t count = step.gridOf[d] == mlir::pk::VulkanPlan::kStatic
+                            ? int64_t(step.grid[d])
+                            : sizes[step.gridOf[d]];
+        if (count > int64_t(UINT32_MAX))
+          throw VulkanError("vulkan: a grid of " + std::to_string(count) +
+                            " workgroups is too large to dispatch");
+        grid[d] = uint32_t(std::max<int64_t>(count, 0));
+      }
       const Pipeline &pipeline = pipelines[index];
       vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE,
                         pipeline.pipeline.get());
       vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE,
-                              pipeline.layout.get(), 0, 1, &pipeline.set, 0,
-                              nullptr);
+                              pipeline.layout.get(), 0, 1, &state.sets[index],
+                              0, nullptr);
       const float zero = 0.0f;
       vkCmdPushConstants(commands, pipeline.layout.get(),
                          VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof zero, &zero);
-      for (uint32_t z = 0; z < step.grid[2]; z += limits[2])
-        for (uint32_t y = 0; y < step.grid[1]; y += limits[1])
-          for (uint32_t x = 0; x < step.grid[0]; x += limits[0])
+      for (uint32_t z = 0; z < grid[2]; z += limits[2])
+        for (uint32_t y = 0; y < grid[1]; y += limits[1])
+          for (uint32_t x = 0; x < grid[0]; x += limits[0])
             vkCmdDispatchBase(commands, x, y, z,
-                              std::min(limits[0], step.grid[0] - x),
-                              std::min(limits[1], step.grid[1] - y),
-                              std::min(limits[2], step.grid[2] - z));
+                              std::min(limits[0], grid[0] - x),
+                              std::min(limits[1], grid[1] - y),
+                              std::min(limits[2], grid[2] - z));
     } else {
-      VkBufferCopy region{
-          0, 0,
-          std::min(buffers[step.source].bytes, buffers[step.target].bytes)};
-      vkCmdCopyBuffer(commands, buffers[step.source].buffer.get(),
-                      buffers[step.target].buffer.get(), 1, &region);
+      VkBufferCopy region{0, 0,
+                          std::min(state.buffers[step.source].bytes,
+                                   state.buffers[step.target].bytes)};
+      vkCmdCopyBuffer(commands, state.buffers[step.source].buffer.get(),
+                      state.buffers[step.target].buffer.get(), 1, &region);
     }
     vkCmdPipelineBarrier(
         commands,
@@ -327,19 +443,17 @@ void VulkanKernel::Impl::recordCommands(const mlir::pk::VulkanPlan &plan) {
         0, 1, &barrier, 0, nullptr, 0, nullptr);
   }
   check(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
-  VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  fence = decltype(fence)(device.device);
-  check(vkCreateFence(device.device, &fenceInfo, nullptr, fence.out()),
-        "vkCreateFence");
 }
 
 VulkanKernel::VulkanKernel() : impl(std::make_unique<Impl>()) {}
 VulkanKernel::~VulkanKernel() = default;
 
 uint64_t VulkanKernel::deviceBytes() const {
+  std::lock_guard<std::mutex> lock(impl->running);
   uint64_t total = 0;
-  for (const Buffer &buffer : impl->buffers)
-    total += buffer.bytes;
+  if (impl->sized)
+    for (const Buffer &buffer : impl->sized->buffers)
+      total += buffer.bytes;
   return total;
 }
 
@@ -348,9 +462,6 @@ VulkanKernel::compile(mlir::ModuleOp module, const VulkanOptions &options) {
   auto start = Clock::now();
   std::unique_ptr<VulkanKernel> kernel(new VulkanKernel());
   kernel->describe(module);
-  if (kernel->hasDynamicSizes())
-    throw CompileError("compile: Vulkan kernels take static sizes only; "
-                       "compile for the sizes of the arrays");
   Impl &impl = *kernel->impl;
   Device &device = impl.device;
   uint32_t version = apiVersion(options.vulkanVersion);
@@ -381,10 +492,11 @@ VulkanKernel::compile(mlir::ModuleOp module, const VulkanOptions &options) {
   start = Clock::now();
 
   dumpSpirv(kernel->name(), plan->spirv);
-  impl.createBuffers(*plan);
-  impl.createPipelines(*plan);
-  impl.writeDescriptorSets(*plan);
-  impl.recordCommands(*plan);
+  impl.plan = std::move(*plan);
+  impl.dynamic = kernel->hasDynamicSizes();
+  impl.createPipelines();
+  if (!impl.dynamic)
+    impl.prepare(kernel->params(), nullptr);
   kernel->compileTimes.codegenSeconds = secondsSince(start);
   return kernel;
 }
@@ -395,19 +507,30 @@ thread_local VulkanRunTimes lastRun;
 
 VulkanRunTimes lastVulkanRunTimes() { return lastRun; }
 
-void VulkanKernel::run(void *const *data, const int64_t *const *) const {
+void VulkanKernel::run(void *const *data, const int64_t *const *shapes) const {
   std::lock_guard<std::mutex> lock(impl->running);
   auto start = Clock::now();
   const std::vector<CompiledParam> &parameters = params();
+  if (impl->dynamic)
+    impl->prepare(parameters, shapes);
+  const std::vector<Buffer> &buffers = impl->sized->buffers;
+  auto bytes = [&](size_t i) {
+    if (!impl->dynamic)
+      return parameters[i].bytes();
+    size_t total = itemSize(parameters[i].dtype);
+    for (size_t d = 0; d < parameters[i].shape.size(); ++d)
+      total *= size_t(shapes[i][d]);
+    return total;
+  };
   for (size_t i = 0; i < parameters.size(); ++i)
     if (parameters[i].read)
-      std::memcpy(impl->buffers[i].mapped, data[i], parameters[i].bytes());
+      std::memcpy(buffers[i].mapped, data[i], bytes(i));
   lastRun.uploadSeconds = secondsSince(start);
   start = Clock::now();
   Device &device = impl->device;
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &impl->commands;
+  submit.pCommandBuffers = &impl->sized->commands;
   {
     std::lock_guard<std::mutex> queue(device.queueMutex);
     check(vkQueueSubmit(device.queue, 1, &submit, impl->fence.get()),
@@ -422,7 +545,7 @@ void VulkanKernel::run(void *const *data, const int64_t *const *) const {
   start = Clock::now();
   for (size_t i = 0; i < parameters.size(); ++i)
     if (parameters[i].written)
-      std::memcpy(data[i], impl->buffers[i].mapped, parameters[i].bytes());
+      std::memcpy(data[i], buffers[i].mapped, bytes(i));
   lastRun.downloadSeconds = secondsSince(start);
 }
 

@@ -9,7 +9,9 @@
 // RUN: pk-translate --pk-to-spirv --pk-vulkan-version=1.3 %t/fma.mlir -o %t/fma13.spv
 // RUN: spirv-val --target-env vulkan1.3 %t/fma13.spv
 // RUN: not pk-translate --pk-to-spirv %t/copy.mlir -o %t/copy.spv 2>&1 | FileCheck %s --check-prefix=COPY
-// RUN: not pk-translate --pk-to-spirv %t/dynamic.mlir -o %t/dynamic.spv 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: pk-translate --pk-to-spirv %t/dynamic.mlir -o %t/dynamic.spv
+// RUN: spirv-val --target-env vulkan1.1 %t/dynamic.spv
+// RUN: spirv-dis %t/dynamic.spv | FileCheck %s --check-prefix=DYNAMIC
 
 // FMA: OpEntryPoint GLCompute %{{.*}} "fma_kernel"
 // FMA: OpExecutionMode %{{.*}} LocalSize 64 1 1
@@ -22,7 +24,10 @@
 // MIXED: OpEntryPoint GLCompute
 // MIXED: OpConvertSToF
 // COPY: error: the kernel has no loop nest to run on the GPU
-// DYNAMIC: error: kernel 'double' has dynamic sizes: kernels for Vulkan take static sizes only, for now
+// Dynamic sizes: runtime arrays, and the size as a buffer of one int.
+// DYNAMIC: OpEntryPoint GLCompute %double_kernel "double_kernel"
+// DYNAMIC-DAG: OpTypeRuntimeArray %float
+// DYNAMIC-DAG: OpTypeStruct %uint
 
 //--- fma.mlir
 pk.kernel @fma(%a: !pk.ref<1000xf32>, %b: !pk.ref<1000xf32>, %c: !pk.ref<1000xf32>, %o: !pk.ref<1000xf32>) {

@@ -81,6 +81,34 @@ TEST_F(Vulkan, SeedFmaMatchesTheCpu) {
   EXPECT_FALSE(pk::vulkanDeviceName().empty());
 }
 
+// Dynamic sizes: one compile serves every size, the host computing the
+// grid and the kernel's size argument per call; sizes that come back reuse
+// nothing stale.
+TEST_F(Vulkan, DynamicSizesServeEverySizeFromOneCompile) {
+  pk::KernelOptions options = onVulkan();
+  options.dynamic = pk::DynamicSizes::Always;
+  pk::Kernel gpu(
+      "stencil",
+      [](Ref x, Ref o) {
+        using pk::none;
+        using pk::slice;
+        o[slice(1, -1)] =
+            x[slice(2, none)] - x[slice(1, -1)] * 2.0f + x[slice(none, -2)];
+      },
+      {"x", "o"}, options);
+  for (int64_t n : {3, 64, 65, 1000, 3, 70001, 64}) {
+    std::vector<float> x = randomFloats(n, unsigned(n)), o(n, 5.0f);
+    std::vector<int64_t> shape = {n};
+    gpu({{x.data(), pk::f32, shape}, {o.data(), pk::f32, shape}});
+    ASSERT_EQ(o[0], 5.0f);
+    ASSERT_EQ(o[n - 1], 5.0f);
+    for (int64_t i = 1; i + 1 < n; ++i)
+      ASSERT_EQ(o[i], x[i + 1] - x[i] * 2.0f + x[i - 1])
+          << "n=" << n << " i=" << i;
+  }
+  EXPECT_EQ(gpu.stats().misses, 1u);
+}
+
 TEST_F(Vulkan, BroadcastCastsAndMatmulWithATemporary) {
   pk::Kernel gpu(
       "affine",
