@@ -124,8 +124,8 @@ private:
       return planStore(store);
     // Sizes and their arithmetic: computed where a launch or an allocation
     // needs them (sizeOf).
-    if (isa<memref::DeallocOp, memref::DimOp, func::ReturnOp, scf::YieldOp>(
-            op) ||
+    if (isa<memref::DeallocOp, memref::DimOp, memref::ExtractStridedMetadataOp,
+            func::ReturnOp, scf::YieldOp>(op) ||
         isa<arith::ArithDialect>(op.getDialect()))
       return success();
     return op.emitError("the Vulkan backend does not run host operation '")
@@ -297,6 +297,8 @@ private:
     Operation *op = value.getDefiningOp();
     if (auto dim = dyn_cast_or_null<memref::DimOp>(op))
       return dimensionSize(dim);
+    if (auto metadata = dyn_cast_or_null<memref::ExtractStridedMetadataOp>(op))
+      return metadataValue(metadata, cast<OpResult>(value).getResultNumber());
     // An instruction on the sizes of the op's operands.
     auto onOperands = [&](Kind kind) -> FailureOr<unsigned> {
       SmallVector<unsigned, 3> operands;
@@ -363,7 +365,7 @@ private:
     return sizeOfDimension(dim, dim.getSource(), *index);
   }
 
-  FailureOr<unsigned> sizeOfDimension(memref::DimOp dim, Value buffer,
+  FailureOr<unsigned> sizeOfDimension(Operation *reader, Value buffer,
                                       int64_t index) {
     auto type = cast<MemRefType>(buffer.getType());
     if (!type.isDynamicDim(index))
@@ -389,7 +391,8 @@ private:
       SmallVector<ReassociationIndices> groups =
           collapse.getReassociationIndices();
       for (int64_t d : groups[index]) {
-        FailureOr<unsigned> size = sizeOfDimension(dim, collapse.getSrc(), d);
+        FailureOr<unsigned> size =
+            sizeOfDimension(reader, collapse.getSrc(), d);
         if (failed(size))
           return failure();
         product =
@@ -406,11 +409,39 @@ private:
       plan.sizes[*size].dim = unsigned(index);
       return size;
     }
-    InFlightDiagnostic error =
-        dim.emitError("the Vulkan backend cannot read the size of a buffer");
+    InFlightDiagnostic error = reader->emitError(
+        "the Vulkan backend cannot read the size of a buffer");
     if (made)
       error << " made by '" << made->getName() << "'";
     return error;
+  }
+
+  /// A size, stride or the offset of a buffer's metadata: from its sizes
+  /// where its layout is the identity, from a view's operands otherwise.
+  FailureOr<unsigned> metadataValue(memref::ExtractStridedMetadataOp metadata,
+                                    unsigned result) {
+    Value source = metadata.getSource();
+    auto type = cast<MemRefType>(source.getType());
+    int64_t rank = type.getRank();
+    // Results: base buffer, offset, sizes, strides.
+    if (result >= 2 && result < 2 + unsigned(rank))
+      return sizeOfDimension(metadata, source, result - 2);
+    if (auto view = source.getDefiningOp<memref::ReinterpretCastOp>())
+      return sizeOf(result == 1 ? view.getMixedOffsets().front()
+                                : view.getMixedStrides()[result - 2 - rank]);
+    if (!type.getLayout().isIdentity() || result == 0)
+      return metadata.emitError("the Vulkan backend reads the layout of "
+                                "parameters, allocations and their views only");
+    if (result == 1)
+      return constant(0);
+    FailureOr<unsigned> stride = constant(1);
+    for (int64_t d = rank - 1; d > int64_t(result) - 2 - rank; --d) {
+      FailureOr<unsigned> size = sizeOfDimension(metadata, source, d);
+      if (failed(size))
+        return failure();
+      stride = instruction(VulkanPlan::SizeInstruction::Mul, {*stride, *size});
+    }
+    return stride;
   }
 
   LogicalResult planConstant(memref::GetGlobalOp global) {

@@ -45,6 +45,19 @@ struct SinkIndexComputationsForSpirvPass
       if (auto value = dyn_cast<Value>(size))
         dim.replaceAllUsesWith(value);
     });
+    // The sizes and strides of a buffer from the host (views folded into
+    // loads delinearize with them): its metadata is read where the buffer
+    // is defined, and only the index values enter the kernel.
+    getOperation().walk([](memref::ExtractStridedMetadataOp metadata) {
+      Value source = metadata.getSource();
+      auto launch = metadata->getParentOfType<gpu::LaunchOp>();
+      if (!launch || launch.getBody().isAncestor(source.getParentRegion()))
+        return;
+      if (auto defined = source.getDefiningOp())
+        metadata->moveAfter(defined);
+      else
+        metadata->moveBefore(&source.getParentBlock()->front());
+    });
     WalkResult result = getOperation().walk([](gpu::LaunchOp launch) {
       return failed(sinkOperationsIntoLaunchOp(launch, computesInKernel))
                  ? WalkResult::interrupt()

@@ -453,8 +453,11 @@ struct SplitReductionsPass
       std::optional<unsigned> dim = loopToSplit(target);
       if (!dim)
         continue;
-      // A dynamic length is split when it comes long enough.
-      if (!extent)
+      // A dynamic length is split when it comes long enough, for the CPU;
+      // GPU kernels take blocks whatever the length (a host branch that
+      // chose between two buffers would leave the kernels after it not
+      // knowing which they read).
+      if (!extent && pairwise)
         target = guardShortReductions(rewriter, target, blockSize);
       (void)splitIntoBlocks(rewriter, target, *dim, blockSize, pairwise);
     }

@@ -241,6 +241,15 @@ WITHOUT_LOOP_LIMIT = textwrap.dedent("""
     def product(a, b, o):
         o[...] = a[...] @ b[...] + 1
 
+    @gpu
+    def grand_total(x, o):  # over both axes: views delinearized on the host
+        o[...] = x[...].sum()
+
+    @gpu
+    def centered(x, o):  # a reduction of what a reduction made
+        d = x[...] - x[...].sum(axis=-1, keepdims=True)
+        o[...] = d * d.sum(axis=-1, keepdims=True)
+
     # Short sums and long ones (split into blocks, chosen at dispatch).
     for n in [2, 3, 1000, 2047, 2048, 5000, 100_003]:
         x = rng.standard_normal(n).astype(np.float32)
@@ -265,9 +274,21 @@ WITHOUT_LOOP_LIMIT = textwrap.dedent("""
         o = np.zeros((m, n), np.float32)
         product(a, b, o)
         np.testing.assert_allclose(o, a @ b + 1, rtol=1e-4, atol=1e-4)
-    info = [f.cache_info().misses for f in (total, row_means, softmax, product)]
+    for m, n in [(3, 4), (5, 6), (70, 3001)]:
+        x = rng.standard_normal((m, n)).astype(np.float32)
+        o = np.zeros((), np.float32)
+        grand_total(x, o)
+        np.testing.assert_allclose(o, x.sum(dtype=np.float64), rtol=1e-4, atol=1e-3)
+        o = np.zeros_like(x)
+        centered(x, o)
+        x64 = x.astype(np.float64)
+        d = x64 - x64.sum(-1, keepdims=True)
+        expected = d * d.sum(-1, keepdims=True)  # large: compared to its scale
+        np.testing.assert_allclose(o, expected, atol=1e-4 * np.abs(expected).max())
+    kernels = (total, row_means, softmax, product, grand_total, centered)
+    info = [f.cache_info().misses for f in kernels]
     # row_means: one per dtype; product: sizes all distinct, one compile.
-    assert info == [1, 3, 1, 1], info
+    assert info == [1, 3, 1, 1, 1, 1], info
     print("ok")
 """)
 

@@ -263,9 +263,10 @@ def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
     reduction loops that every operand keeps in order (a full reduction of
     a 2-D array) are folded into one (`linalg::collapseOpIterationDims`).
     A dynamic reduced length (one dynamic reduction loop; the others
-    static) is split the same way for whatever length comes: an `scf.if`
-    runs the op whole when it reduces fewer than twice `block-size`
-    elements, and otherwise blocks it, with a dynamic count of blocks, a
+    static) is split the same way for whatever length comes: with
+    `pairwise`, an `scf.if` runs the op whole when it reduces fewer than
+    twice `block-size` elements, and otherwise blocks it (without, it is
+    always blocked), with a dynamic count of blocks, a
     rest slot that may be empty, and the pairwise levels in an `scf.while`
     that halves the count of partials until one is left.
 
