@@ -189,6 +189,8 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
                                               KeyView view, SizeMask mask,
                                               const std::string &why,
                                               std::string &whyStatic) {
+  // Sizes a previous round kept static say why in the log.
+  std::string reason = why;
   while (true) {
     llvm::SmallVector<int64_t, 64> dynamicKey;
     llvm::SmallVector<int64_t, 8> sizes;
@@ -218,7 +220,7 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
         const Executable &compiled = variants.lookup(dynamic, [&](KeyView) {
           if (logCompiles())
             logCompile(signatureOfKey(dynamic, paramNames),
-                       "dynamic sizes: " + why);
+                       "dynamic sizes: " + reason);
           {
             std::lock_guard<std::mutex> lock(patternsMutex);
             dynamicSources[dynamic] = {Key(view.begin(), view.end()), mask};
@@ -240,6 +242,7 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
     }
     // (Each round makes at least one more size static: it ends.)
     mask = withoutSizes(view, mask, traced.keepStatic);
+    reason += "; static sizes: " + whyStatic;
   }
 }
 

@@ -421,6 +421,14 @@ def test_sums_over_varying_axes_that_are_not_adjacent_stay_static(monkeypatch, c
         np.testing.assert_allclose(o, x.sum(axis=(0, 2)))
     assert misses(outer_axes) == 3
     assert "not adjacent" in capfd.readouterr().err
+    # With dynamic=True too: the log says why those sizes stay static.
+    @picokernel.kernel(dynamic=True)
+    def always(x, o):
+        o[...] = x[...].sum(axis=(0, 2))
+
+    always(np.ones((3, 4, 5)), np.empty(4))
+    err = capfd.readouterr().err
+    assert "dynamic sizes: asked for" in err and "not adjacent" in err
 
 
 def test_log_says_why(monkeypatch, capfd):
