@@ -153,13 +153,17 @@ private:
     }
     for (Value operand : launch.getKernelOperands()) {
       if (operand.getType().isIndex()) {
-        // A dynamic size: a small buffer the host fills at dispatch.
+        // A dynamic size: a small buffer the host fills at dispatch, one
+        // per size whatever the dispatches that read it.
         FailureOr<unsigned> size = sizeOf(operand);
         if (failed(size))
           return failure();
-        unsigned id = addBuffer(4, "a size");
-        plan.buffers[id].valueOf = int(*size);
-        step.bindings.push_back(id);
+        auto [held, added] = sizeBuffer.try_emplace(*size, 0);
+        if (added) {
+          held->second = addBuffer(4, "a size");
+          plan.buffers[held->second].valueOf = int(*size);
+        }
+        step.bindings.push_back(held->second);
         continue;
       }
       auto found = bufferOf.find(operand);
@@ -185,17 +189,16 @@ private:
     FailureOr<unsigned> holds = sizeOf(branch.getCondition());
     if (failed(holds))
       return failure();
-    FailureOr<unsigned> zero = constant(0);
-    FailureOr<unsigned> fails =
-        instruction(VulkanPlan::SizeInstruction::Cmp, {*holds, *zero},
+    unsigned fails =
+        instruction(VulkanPlan::SizeInstruction::Cmp, {*holds, constant(0)},
                     int64_t(arith::CmpIPredicate::eq));
     int outer = condition;
-    for (auto [side, region] : llvm::zip(
-             std::array<unsigned, 2>{*holds, *fails}, branch->getRegions())) {
+    for (auto [side, region] : llvm::zip(std::array<unsigned, 2>{*holds, fails},
+                                         branch->getRegions())) {
       condition = int(side);
       if (outer != VulkanPlan::kStatic)
-        condition = int(*instruction(VulkanPlan::SizeInstruction::And,
-                                     {unsigned(outer), side}));
+        condition = int(instruction(VulkanPlan::SizeInstruction::And,
+                                    {unsigned(outer), side}));
       for (Block &block : region)
         for (Operation &op : block)
           if (failed(planOp(op)))
@@ -239,32 +242,25 @@ private:
     if (type.hasStaticShape())
       return success();
     // Its bytes: the element size times every size.
-    FailureOr<unsigned> bytes = constant(elementBytes(type));
-    for (int64_t d = 0; d < type.getRank() && succeeded(bytes); ++d) {
-      FailureOr<unsigned> size =
-          type.isDynamicDim(d)
-              ? sizeOf(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)])
-              : constant(type.getDimSize(d));
-      if (failed(size))
-        return failure();
-      bytes = instruction(VulkanPlan::SizeInstruction::Mul, {*bytes, *size});
-    }
+    FailureOr<unsigned> bytes =
+        sizeProduct(alloc, alloc.getResult(),
+                    llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())),
+                    constant(elementBytes(type)));
     if (failed(bytes))
       return failure();
     plan.buffers[id].bytesOf = int(*bytes);
     return success();
   }
 
-  FailureOr<unsigned> constant(int64_t value) {
+  unsigned constant(int64_t value) {
     VulkanPlan::SizeInstruction constant;
     constant.value = value;
     plan.sizes.push_back(constant);
     return unsigned(plan.sizes.size() - 1);
   }
 
-  FailureOr<unsigned> instruction(VulkanPlan::SizeInstruction::Kind kind,
-                                  ArrayRef<unsigned> operands,
-                                  int64_t value = 0) {
+  unsigned instruction(VulkanPlan::SizeInstruction::Kind kind,
+                       ArrayRef<unsigned> operands, int64_t value = 0) {
     VulkanPlan::SizeInstruction step;
     step.kind = kind;
     step.value = value;
@@ -386,27 +382,16 @@ private:
       return sizeOf(alloc.getDynamicSizes()[type.getDynamicDimIndex(index)]);
     if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(made))
       return sizeOf(expand.getMixedOutputShape()[index]);
-    if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(made)) {
-      FailureOr<unsigned> product = constant(1);
-      SmallVector<ReassociationIndices> groups =
-          collapse.getReassociationIndices();
-      for (int64_t d : groups[index]) {
-        FailureOr<unsigned> size =
-            sizeOfDimension(reader, collapse.getSrc(), d);
-        if (failed(size))
-          return failure();
-        product =
-            instruction(VulkanPlan::SizeInstruction::Mul, {*product, *size});
-      }
-      return product;
-    }
+    if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(made))
+      return sizeProduct(reader, collapse.getSrc(),
+                         collapse.getReassociationIndices()[index],
+                         constant(1));
     if (auto parameter = dyn_cast<BlockArgument>(buffer);
         parameter && parameter.getOwner()->isEntryBlock() &&
         isa<func::FuncOp>(parameter.getOwner()->getParentOp())) {
-      FailureOr<unsigned> size =
-          instruction(VulkanPlan::SizeInstruction::Dim, {},
-                      int64_t(parameter.getArgNumber()));
-      plan.sizes[*size].dim = unsigned(index);
+      unsigned size = instruction(VulkanPlan::SizeInstruction::Dim, {},
+                                  int64_t(parameter.getArgNumber()));
+      plan.sizes[size].dim = unsigned(index);
       return size;
     }
     InFlightDiagnostic error = reader->emitError(
@@ -434,14 +419,24 @@ private:
                                 "parameters, allocations and their views only");
     if (result == 1)
       return constant(0);
-    FailureOr<unsigned> stride = constant(1);
-    for (int64_t d = rank - 1; d > int64_t(result) - 2 - rank; --d) {
-      FailureOr<unsigned> size = sizeOfDimension(metadata, source, d);
+    // A row-major stride: the product of the sizes after its dimension.
+    return sizeProduct(
+        metadata, source,
+        llvm::to_vector(llvm::seq<int64_t>(result - 1 - rank, rank)),
+        constant(1));
+  }
+
+  /// `start` times the sizes of `buffer`'s dimensions `dims`.
+  FailureOr<unsigned> sizeProduct(Operation *reader, Value buffer,
+                                  ArrayRef<int64_t> dims, unsigned start) {
+    unsigned product = start;
+    for (int64_t d : dims) {
+      FailureOr<unsigned> size = sizeOfDimension(reader, buffer, d);
       if (failed(size))
         return failure();
-      stride = instruction(VulkanPlan::SizeInstruction::Mul, {*stride, *size});
+      product = instruction(VulkanPlan::SizeInstruction::Mul, {product, *size});
     }
-    return stride;
+    return product;
   }
 
   LogicalResult planConstant(memref::GetGlobalOp global) {
@@ -493,6 +488,8 @@ private:
   VulkanPlan &plan;
   llvm::DenseMap<Value, unsigned> bufferOf;
   llvm::DenseMap<Value, unsigned> sizeInstruction;
+  /// The buffer holding each size instruction's value for the kernels.
+  llvm::DenseMap<unsigned, unsigned> sizeBuffer;
   /// The size instruction that decides whether the steps planned now run
   /// (inside host branches).
   int condition = VulkanPlan::kStatic;

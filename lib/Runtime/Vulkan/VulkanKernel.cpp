@@ -91,6 +91,7 @@ uint32_t apiVersion(const std::string &version) {
 struct Sized {
   std::vector<int64_t> shapes; // the parameters' sizes, one after another
   std::vector<Buffer> buffers; // the plan's, parameters first
+  std::vector<size_t> parameterBytes; // what a call uploads and downloads
   Owned<VkDescriptorPool, vkDestroyDescriptorPool> descriptorPool;
   std::vector<VkDescriptorSet> sets; // per plan step; freed with the pool
   Owned<VkCommandPool, vkDestroyCommandPool> commandPool;
@@ -181,13 +182,24 @@ void VulkanKernel::Impl::addBuffer(Sized &state,
 
 void VulkanKernel::Impl::prepare(const std::vector<CompiledParam> &parameters,
                                  const int64_t *const *shapes) {
+  // (Compared in place: most calls bring the last call's sizes.)
+  auto sameAsLast = [&] {
+    if (!sized || !shapes)
+      return false;
+    size_t k = 0;
+    for (size_t i = 0; i < parameters.size(); ++i)
+      for (size_t d = 0; d < parameters[i].shape.size(); ++d)
+        if (k >= sized->shapes.size() || sized->shapes[k++] != shapes[i][d])
+          return false;
+    return k == sized->shapes.size();
+  };
+  if (sameAsLast())
+    return;
   std::vector<int64_t> flat;
   if (shapes)
     for (size_t i = 0; i < parameters.size(); ++i)
       flat.insert(flat.end(), shapes[i],
                   shapes[i] + parameters[i].shape.size());
-  if (sized && sized->shapes == flat)
-    return;
   std::vector<int64_t> sizes;
   if (plan.hasDynamicSizes() && (!shapes || !plan.evaluateSizes(shapes, sizes)))
     throw VulkanError("vulkan: the sizes of these arrays overflow the "
@@ -231,6 +243,7 @@ void VulkanKernel::Impl::createBuffers(
                           " elements, more than the GPU's 32-bit indices "
                           "reach (2^31 - 1)");
       bytes = elements * itemSize(parameters[id].dtype);
+      state.parameterBytes.push_back(bytes);
     } else if (planned.when != mlir::pk::VulkanPlan::kStatic &&
                sizes[planned.when] == 0) {
       bytes = 4; // for steps that do not run with these sizes
@@ -514,17 +527,10 @@ void VulkanKernel::run(void *const *data, const int64_t *const *shapes) const {
   if (impl->dynamic)
     impl->prepare(parameters, shapes);
   const std::vector<Buffer> &buffers = impl->sized->buffers;
-  auto bytes = [&](size_t i) {
-    if (!impl->dynamic)
-      return parameters[i].bytes();
-    size_t total = itemSize(parameters[i].dtype);
-    for (size_t d = 0; d < parameters[i].shape.size(); ++d)
-      total *= size_t(shapes[i][d]);
-    return total;
-  };
+  const std::vector<size_t> &bytes = impl->sized->parameterBytes;
   for (size_t i = 0; i < parameters.size(); ++i)
     if (parameters[i].read)
-      std::memcpy(buffers[i].mapped, data[i], bytes(i));
+      std::memcpy(buffers[i].mapped, data[i], bytes[i]);
   lastRun.uploadSeconds = secondsSince(start);
   start = Clock::now();
   Device &device = impl->device;
@@ -545,7 +551,7 @@ void VulkanKernel::run(void *const *data, const int64_t *const *shapes) const {
   start = Clock::now();
   for (size_t i = 0; i < parameters.size(); ++i)
     if (parameters[i].written)
-      std::memcpy(data[i], buffers[i].mapped, bytes(i));
+      std::memcpy(data[i], buffers[i].mapped, bytes[i]);
   lastRun.downloadSeconds = secondsSince(start);
 }
 
