@@ -250,6 +250,22 @@ LogicalResult Generalizer::compareSlices(SliceOp a, SliceOp b) {
     FailureOr<SliceDimension> dimension = planSliceDimension(index[d], *full);
     if (failed(dimension))
       return fail("its '" + name + "' does not follow its index");
+    if (std::optional<int64_t> fixed = dimension->fixedSize) {
+      // The same slice of every long enough dimension: static, where the
+      // first trace's dimension holds all of it (the kernel then needs
+      // that many elements: SizeClasses' minimum). Else the first size is
+      // too short and stays static (the second is longer).
+      auto holds = [&](SliceOp op) {
+        return op.getSizes()[d] == *fixed &&
+               (*fixed == 0 ||
+                (op.getOffsets()[d] == dimension->start &&
+                 (*fixed == 1 || op.getStrides()[d] == dimension->step)));
+      };
+      if (!holds(a) || !holds(b))
+        return keep("a size is too short for a slice it takes (x[:4], "
+                    "x[2]) that holds for longer ones");
+      continue;
+    }
     if (!dimension->size)
       return keep(dimension->keepStatic);
     SizeExpr size = *dimension->size;
@@ -284,17 +300,8 @@ LogicalResult Generalizer::compareSlices(SliceOp a, SliceOp b) {
   return success();
 }
 
-LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
-  SmallVector<Operation *> opsA, opsB;
-  traced.walk<WalkOrder::PreOrder>([&](Operation *op) { opsA.push_back(op); });
-  perturbed.walk<WalkOrder::PreOrder>(
-      [&](Operation *op) { opsB.push_back(op); });
-  if (opsA.size() != opsB.size())
-    return fail("its operations depend on the sizes");
-  for (auto [k, symbol] : llvm::enumerate(symbols))
-    learn(symbol.first, symbol.second, SizeExpr{int(k), 0, 1});
-  // Slices first: their sizes are known before the values of those sizes
-  // (a scalar broadcast to a slice) are met.
+LogicalResult Generalizer::compareAllSlices(ArrayRef<Operation *> opsA,
+                                            ArrayRef<Operation *> opsB) {
   for (auto [a, b] : llvm::zip(opsA, opsB)) {
     if (a->getName() != b->getName())
       return fail("its operations depend on the sizes");
@@ -306,6 +313,26 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
     if (failed(compared))
       return failure();
   }
+  // Sizes too short for a slice stay static before their values are
+  // compared (they would not merge).
+  if (!keepStatic.empty())
+    return fail(keepStaticReason);
+  return success();
+}
+
+LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
+  SmallVector<Operation *> opsA, opsB;
+  traced.walk<WalkOrder::PreOrder>([&](Operation *op) { opsA.push_back(op); });
+  perturbed.walk<WalkOrder::PreOrder>(
+      [&](Operation *op) { opsB.push_back(op); });
+  if (opsA.size() != opsB.size())
+    return fail("its operations depend on the sizes");
+  for (auto [k, symbol] : llvm::enumerate(symbols))
+    learn(symbol.first, symbol.second, SizeExpr{int(k), 0, 1});
+  // Slices first: their sizes are known before the values of those sizes
+  // (a scalar broadcast to a slice) are met.
+  if (failed(compareAllSlices(opsA, opsB)))
+    return failure();
   for (auto [a, b] : llvm::zip(opsA, opsB))
     if (failed(compare(a, b)))
       return failure();

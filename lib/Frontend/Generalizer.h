@@ -72,6 +72,10 @@ private:
                                                      int64_t d) const;
   template <typename SliceOp>
   mlir::LogicalResult compareSlices(SliceOp a, SliceOp b);
+  /// Compares the slices of the two traces' operations (in order), then
+  /// fails if some size must stay static.
+  mlir::LogicalResult compareAllSlices(llvm::ArrayRef<mlir::Operation *> opsA,
+                                       llvm::ArrayRef<mlir::Operation *> opsB);
   /// Keeps the class of first value `size` static, for `why` (the first
   /// reason is the one given).
   void keepSizeStatic(int64_t size, llvm::StringRef why) {

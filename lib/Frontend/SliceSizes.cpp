@@ -8,14 +8,53 @@ using namespace mlir;
 
 namespace pk {
 
+/// The slice `[start:stop:step]` of every dimension long enough to hold
+/// it, where both bounds count from the start (none is negative, and the
+/// one the walk ends at is given) or it is empty for every size: its first
+/// index and size. None where its indices follow the end.
+static std::optional<std::pair<int64_t, int64_t>>
+fixedSlice(std::optional<int64_t> start, std::optional<int64_t> stop,
+           int64_t step) {
+  // Empty for every size: forwards to index 0 (x[-1:0]), backwards to the
+  // last index (x[5:-1:-1]), or both bounds from the end with the stop no
+  // further than the start (x[-1:-3], x[:-1:-1]).
+  int64_t first = start.value_or(step > 0 ? 0 : -1);
+  if ((step > 0 && stop == 0) || (step < 0 && first >= 0 && stop == -1) ||
+      (first < 0 && stop && *stop < 0 &&
+       (step > 0 ? *stop <= first : *stop >= first)))
+    return std::make_pair(int64_t(0), int64_t(0));
+  if (start.value_or(0) < 0 || stop.value_or(0) < 0)
+    return std::nullopt;
+  if (step > 0) {
+    if (!stop)
+      return std::nullopt;
+    int64_t first = start.value_or(0);
+    return std::make_pair(
+        first,
+        std::max<int64_t>(0, llvm::divideCeilSigned(*stop - first, step)));
+  }
+  if (!start)
+    return std::nullopt;
+  // Backwards down to `stop` (exclusive), or to index 0.
+  int64_t end = stop.value_or(-1);
+  return std::make_pair(
+      *start, std::max<int64_t>(0, llvm::divideCeilSigned(end - *start, step)));
+}
+
 FailureOr<SliceDimension> planSliceDimension(Attribute index, SizeExpr full) {
   SliceDimension plan;
   auto range = dyn_cast<ArrayAttr>(index);
   if (!range) {
-    if (!isa<IntegerAttr>(index))
+    auto position = dyn_cast<IntegerAttr>(index);
+    if (!position)
       return failure();
-    plan.keepStatic = "it takes an element at a fixed index of a dimension "
-                      "whose size varies";
+    if (position.getInt() < 0) {
+      plan.keepStatic = "it takes an element counted from the end (x[-1]) of "
+                        "a dimension whose size varies";
+      return plan;
+    }
+    plan.fixedSize = 1;
+    plan.start = position.getInt();
     return plan;
   }
   if (range.size() != 3 || !isa<IntegerAttr>(range[2]))
@@ -27,15 +66,24 @@ FailureOr<SliceDimension> planSliceDimension(Attribute index, SizeExpr full) {
   };
   std::optional<int64_t> start = bound(0), stop = bound(1);
   int64_t step = *bound(2);
+  if (step == 0)
+    return failure();
+  if (std::optional<std::pair<int64_t, int64_t>> fixed =
+          fixedSlice(start, stop, step)) {
+    plan.start = fixed->first;
+    plan.fixedSize = fixed->second;
+    plan.step = step;
+    return plan;
+  }
   if (step < 0) {
-    plan.keepStatic = "it slices a dimension whose size varies backwards";
+    plan.keepStatic = "it slices a dimension whose size varies backwards "
+                      "from its end";
     return plan;
   }
   // x[s:-t:q]: the start counts from the start, the stop from the end.
-  if (step == 0 || start.value_or(0) < 0 || stop.value_or(0) > 0 ||
-      (stop && *stop == 0)) {
-    plan.keepStatic = "it takes a slice of fixed length (x[-3:], x[:4]) of "
-                      "a dimension whose size varies";
+  if (start.value_or(0) < 0) {
+    plan.keepStatic = "it takes a slice counted from the end (x[-3:]) of a "
+                      "dimension whose size varies";
     return plan;
   }
   // Bounds far outside any array (x[2**62:]) stay static rather than

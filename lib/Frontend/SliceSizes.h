@@ -39,9 +39,13 @@ struct SizeExpr {
 };
 
 /// How one dimension of a slice of a dimension that varies follows the
-/// sizes: its size, first index and step, or why it stays static.
+/// sizes: its size, first index and step, or why it stays static. A slice
+/// with both bounds counted from the start (`x[:4]`, `x[2]`, `x[3::-1]`)
+/// takes the same `fixedSize` elements of every dimension long enough to
+/// hold them.
 struct SliceDimension {
   std::optional<SizeExpr> size;
+  std::optional<int64_t> fixedSize;
   int64_t start = 0;
   int64_t step = 1;
   std::string keepStatic;

@@ -9,6 +9,7 @@
 
 #include "KernelCache.h"
 
+#include "picokernel/Dialect/Pk/IR/SizeClasses.h"
 #include "picokernel/Frontend/Generalize.h"
 
 #include "mlir/IR/Verifier.h"
@@ -60,8 +61,7 @@ std::vector<int64_t> secondSizes(const Signature &real, const SizeMask &mask,
     for (const ArgSpec &arg : real) {
       int64_t bytes = int64_t(itemSize(arg.dtype));
       for (int64_t size : arg.shape) {
-        bool dynamic = size >= 2 && (mask.empty() || mask[position]);
-        ++position;
+        bool dynamic = isDynamicSize(mask, position++, size);
         int64_t now =
             dynamic ? moved[llvm::find(sizes, size) - sizes.begin()] : size;
         fits &= !llvm::MulOverflow(bytes, now, bytes);
@@ -71,6 +71,37 @@ std::vector<int64_t> secondSizes(const Signature &real, const SizeMask &mask,
       return moved;
   }
   return {};
+}
+
+/// Per size of `sizes` (a class of `real`'s dynamic sizes): the least
+/// size `module`'s kernel takes there (0: any).
+llvm::SmallVector<int64_t, 4> leastSizes(mlir::ModuleOp module,
+                                         const Signature &real,
+                                         llvm::ArrayRef<int64_t> sizes) {
+  llvm::SmallVector<int64_t, 4> least(sizes.size(), 0);
+  mlir::pk::KernelOp kernel;
+  module.walk([&](mlir::pk::KernelOp op) {
+    kernel = op;
+    return mlir::WalkResult::interrupt();
+  });
+  if (!kernel)
+    return least;
+  mlir::pk::SizeClasses classes = mlir::pk::computeSizeClasses(kernel);
+  // Parameters are the arrays that alias no earlier one, in order.
+  size_t parameter = 0;
+  for (const ArgSpec &arg : real) {
+    if (arg.aliasOf >= 0)
+      continue;
+    if (parameter >= classes.ofParameter.size())
+      break;
+    for (auto [d, cls] : llvm::enumerate(classes.ofParameter[parameter])) {
+      size_t k = llvm::find(sizes, arg.shape[d]) - sizes.begin();
+      if (cls >= 0 && k < sizes.size())
+        least[k] = std::max(least[k], classes.minimum[cls]);
+    }
+    ++parameter;
+  }
+  return least;
 }
 
 /// An error's last line (a Python error's what() starts with the
@@ -102,8 +133,7 @@ DynamicTrace KernelCache::traceDynamic(const Signature &real,
     size_t position = 0;
     for (ArgSpec &arg : other)
       for (int64_t &size : arg.shape) {
-        bool dynamic = size >= 2 && (mask.empty() || mask[position]);
-        ++position;
+        bool dynamic = isDynamicSize(mask, position++, size);
         size_t k = llvm::find(sizes, size) - sizes.begin();
         if (dynamic && (classes.empty() || llvm::is_contained(classes, k)))
           size = moved[k];
@@ -156,6 +186,8 @@ DynamicTrace KernelCache::traceDynamic(const Signature &real,
     result.whyStatic = "its generalized IR does not verify";
   if (!result.whyStatic.empty())
     result.module = nullptr;
+  else
+    result.minimum = leastSizes(*result.module, real, sizes);
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -216,6 +248,16 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
         traceDynamic(signature(arrays, aliasOf), mask, sizes, context->context);
     whyStatic = traced.whyStatic;
     if (traced.module) {
+      // Sizes below the least the kernel takes (it slices x[:4]) stay in
+      // the key.
+      if (llvm::any_of(traced.minimum,
+                       [](int64_t least) { return least > 2; })) {
+        mask = withMinimums(view, mask, sizes, traced.minimum);
+        dynamicKey.clear();
+        sizes.clear();
+        encodeDynamicKey(view, mask, dynamicKey, sizes);
+        dynamic.assign(dynamicKey.begin(), dynamicKey.end());
+      }
       try {
         const Executable &compiled = variants.lookup(dynamic, [&](KeyView) {
           if (logCompiles())
@@ -260,7 +302,7 @@ std::string KernelCache::wantDynamic(KeyView key, SizeMask &mask) {
     return "";
   Key previous = std::exchange(last->second, Key(key.begin(), key.end()));
   mask = differingSizes(previous, key);
-  if (!llvm::is_contained(mask, 1))
+  if (llvm::all_of(mask, [](int64_t least) { return least == 0; }))
     return "";
   return explainKeyChange(previous, key, paramNames);
 }

@@ -70,7 +70,7 @@ bool hasPattern(KeyView key, KeyView pattern) {
 SizeMask differingSizes(KeyView a, KeyView b) {
   SizeMask mask;
   forEachSize(a, [&](size_t word) {
-    mask.push_back(a[word] >= 2 && b[word] >= 2 && a[word] != b[word]);
+    mask.push_back(a[word] >= 2 && b[word] >= 2 && a[word] != b[word] ? 2 : 0);
   });
   return mask;
 }
@@ -79,8 +79,25 @@ SizeMask withoutSizes(KeyView key, const SizeMask &mask,
                       llvm::ArrayRef<int64_t> sizes) {
   SizeMask result;
   forEachSize(key, [&](size_t word) {
-    bool marked = mask.empty() || mask[result.size()];
-    result.push_back(marked && !llvm::is_contained(sizes, key[word]));
+    int64_t least = mask.empty() ? 2 : mask[result.size()];
+    result.push_back(llvm::is_contained(sizes, key[word]) ? 0 : least);
+  });
+  return result;
+}
+
+SizeMask withMinimums(KeyView key, const SizeMask &mask,
+                      llvm::ArrayRef<int64_t> sizes,
+                      llvm::ArrayRef<int64_t> minimum) {
+  SizeMask result;
+  forEachSize(key, [&](size_t word) {
+    size_t position = result.size();
+    int64_t least = mask.empty() ? 2 : mask[position];
+    if (isDynamicSize(mask, position, key[word])) {
+      size_t k = llvm::find(sizes, key[word]) - sizes.begin();
+      if (k < minimum.size())
+        least = std::max(least, minimum[k]);
+    }
+    result.push_back(least);
   });
   return result;
 }
@@ -90,6 +107,10 @@ bool encodeDynamicKey(KeyView key, const SizeMask &mask,
                       llvm::SmallVectorImpl<int64_t> &sizes) {
   size_t start = dynamicKey.size();
   dynamicKey.push_back(-1 - key[0]);
+  // Per dynamic size (`sizes` from `first` on): the least at its
+  // dimensions.
+  size_t first = sizes.size();
+  llvm::SmallVector<int64_t, 8> least;
   size_t at = 1, position = 0;
   for (int64_t i = 0; i < key[0]; ++i) {
     int64_t rank = key[at + 1];
@@ -97,19 +118,27 @@ bool encodeDynamicKey(KeyView key, const SizeMask &mask,
     dynamicKey.push_back(rank);
     for (int64_t d = 0; d < rank; ++d, ++position) {
       int64_t size = key[at + 2 + d];
-      if (size < 2 || !(mask.empty() || mask[position])) {
+      if (!isDynamicSize(mask, position, size)) {
         dynamicKey.push_back(size);
         continue;
       }
-      auto found = std::find(sizes.begin(), sizes.end(), size);
-      if (found == sizes.end())
+      size_t k =
+          std::find(sizes.begin() + first, sizes.end(), size) - sizes.begin();
+      if (k == sizes.size()) {
         sizes.push_back(size);
-      dynamicKey.push_back(-2 - int64_t(found - sizes.begin()));
+        least.push_back(2);
+      }
+      if (!mask.empty())
+        least[k - first] = std::max(least[k - first], mask[position]);
+      dynamicKey.push_back(-2 - int64_t(k - first));
     }
     dynamicKey.push_back(key[at + 2 + rank]);
     at += 3 + rank;
   }
-  if (!sizes.empty())
+  // (Kept out of the keys of variants that take every size.)
+  if (llvm::any_of(least, [](int64_t size) { return size > 2; }))
+    dynamicKey.append(least.begin(), least.end());
+  if (sizes.size() > first)
     return true;
   dynamicKey.resize(start);
   return false;

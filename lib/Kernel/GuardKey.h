@@ -7,7 +7,10 @@
 // variant for dynamic sizes is the same with the count as -1 - count and
 // each dynamic size (one the variant's mask marks, of at least 2) as
 // -2 - k, k numbering the distinct such sizes in order: sizes 0 and 1
-// (broadcasting), the static sizes and equalities stay in the key.
+// (broadcasting), the static sizes and equalities stay in the key. Where
+// the variant needs a size to be at least some minimum (it slices x[:4]),
+// a size below it stays in the key, and the minimum of each dynamic size
+// follows the arrays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,9 +47,16 @@ struct KeyEqual {
 void encodeKey(std::span<const ArrayView> arrays, llvm::ArrayRef<int> aliasOf,
                llvm::SmallVectorImpl<int64_t> &key);
 
-/// Which sizes of a key may be dynamic: one flag per dimension, in key
-/// order; empty: all.
-using SizeMask = std::vector<char>;
+/// Which sizes of a key may be dynamic: per dimension, in key order, 0
+/// where it stays static, else the least size that is dynamic there (2:
+/// any, as sizes 0 and 1 always stay); empty: all from 2.
+using SizeMask = std::vector<int64_t>;
+
+/// Whether a size `size` at dimension `position` of a key is dynamic.
+inline bool isDynamicSize(const SizeMask &mask, size_t position, int64_t size) {
+  return size >= 2 &&
+         (mask.empty() || (mask[position] != 0 && size >= mask[position]));
+}
 
 /// The dynamic-sizes key of the exact key `key` (from encodeKey) for the
 /// sizes `mask` marks, and the distinct dynamic sizes in the order
@@ -66,8 +76,15 @@ bool hasPattern(KeyView key, KeyView pattern);
 SizeMask differingSizes(KeyView a, KeyView b);
 
 /// `mask` without the sizes of `key` whose value is one of `sizes`.
+/// (`differingSizes` and `withoutSizes` mark the sizes left as 2.)
 SizeMask withoutSizes(KeyView key, const SizeMask &mask,
                       llvm::ArrayRef<int64_t> sizes);
+
+/// `mask` with each dynamic size of `key` in a class of `sizes` (as
+/// encodeDynamicKey numbers them) at least that class's `minimum` (0: any).
+SizeMask withMinimums(KeyView key, const SizeMask &mask,
+                      llvm::ArrayRef<int64_t> sizes,
+                      llvm::ArrayRef<int64_t> minimum);
 
 /// One array of a key read back (a dynamic size as kDynamicSize).
 struct KeyEntry {

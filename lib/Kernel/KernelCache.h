@@ -69,6 +69,9 @@ struct DynamicTrace {
   std::string whyStatic;
   /// Where only these sizes keep the kernel static (sums run over them).
   llvm::SmallVector<int64_t, 4> keepStatic;
+  /// Per class of sizes: the least size the module takes (0: any; it
+  /// slices x[:4]).
+  llvm::SmallVector<int64_t, 4> minimum;
   double seconds = 0;
 };
 

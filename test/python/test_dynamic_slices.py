@@ -1,8 +1,10 @@
 """Slices of dynamic sizes: `x[1:-1]`, `x[::2]`, `x[2:]` in a kernel for
 every size agree with NumPy at every size (0, 1, shorter than the slice's
-bounds, long), one compile serving them all; slices whose length is fixed
-(`x[-3:]`), backwards, or integer indices keep their dimension static, and
-still agree with NumPy."""
+bounds, long), one compile serving them all; slices with both bounds
+counted from the start (`x[:4]`, `x[2]`, `x[3::-1]`) serve every size
+large enough to hold them from one compile, and each shorter size from its
+own; slices counted from the end (`x[-3:]`, `x[::-1]`, `x[-1]`) keep their
+dimension static, and still agree with NumPy."""
 
 import itertools
 
@@ -28,6 +30,22 @@ def follows_the_end(start, stop, step):
     sizes."""
     return (step > 0 and (start is None or start >= 0)
             and (stop is None or stop < 0))
+
+
+def fixed_minimum(start, stop, step):
+    """For a slice that takes the same indices of every dimension that
+    holds them (and of no shorter one): the least size that does (0 if it
+    takes none); else None."""
+    def indices(n):
+        return list(range(*slice(start, stop, step).indices(n)))
+    final = indices(10**6)
+    least = max(final) + 1 if final else 0
+    if indices(10**6 + 7) != final or any(
+            indices(n) != final for n in range(least, 200)):
+        return None
+    if least > 0 and indices(least - 1) == final:
+        return None
+    return least
 
 
 def update_kernel(index, **options):
@@ -60,9 +78,14 @@ def test_every_slice_at_every_size(spec):
         np.testing.assert_array_equal(o, expected_update(x, index),
                                       err_msg=f"x[{index}] with n={n}")
     # Sizes 0 and 1 are part of the key; the rest share one kernel where
-    # the slice follows the end.
+    # the slice follows the end, or those that hold a fixed slice do.
+    misses = kernel.cache_info().misses
+    least = fixed_minimum(*spec)
     if follows_the_end(*spec):
-        assert kernel.cache_info().misses == 3, index
+        assert misses == 3, index
+    elif least is not None:
+        shorter = [n for n in SIZES if 2 <= n < least]
+        assert misses == 3 + len(shorter), (index, misses)
 
 
 def test_stencil_compiles_once():
@@ -206,3 +229,92 @@ def test_ahead_of_time_stencil_takes_one_size(tmp_path):
         expected[1:-1] = x[2:] + x[:-2] - x[1:-1] * 2
         np.testing.assert_array_equal(o, expected, err_msg=f"n={n}")
     assert entry(-1, None, None) == 1
+
+
+def test_fixed_slices_serve_every_long_size():
+    """Rows taken by integer index and a backwards head (`x[0]`, `x[2]`,
+    `x[3::-1]`) take the same elements of every long enough dimension: one
+    compile serves every such size, and each shorter size gets its own
+    (NumPy's answer there, or its IndexError)."""
+    @picokernel.kernel(dynamic=True)
+    def rows(x, o):
+        o[...] = x[0] + x[2]
+
+    for m, n in [(3, 5), (4, 7), (9, 2), (31, 100), (1000, 3)]:
+        x = np.random.default_rng(m).standard_normal((m, n))
+        o = np.empty(n)
+        rows(x, o)
+        np.testing.assert_array_equal(o, x[0] + x[2], err_msg=f"{m}x{n}")
+    assert rows.cache_info().misses == 1
+    with pytest.raises(IndexError, match="index 2 is out of bounds"):
+        rows(np.zeros((2, 5)), np.empty(5))
+
+    @picokernel.kernel(dynamic=True)
+    def head(x, o):
+        o[...] = x[3::-1] * 2
+
+    for n in [4, 5, 17, 1000, 3, 2]:
+        x = np.arange(n, dtype=np.float32)
+        o = np.empty(min(n, 4), np.float32)
+        head(x, o)
+        np.testing.assert_array_equal(o, x[3::-1] * 2, err_msg=f"n={n}")
+    # 4 (x as long as o, one size), every longer size, 3 and 2.
+    assert head.cache_info().misses == 4
+
+
+def test_automatic_policy_makes_a_fixed_slice_dynamic():
+    @picokernel.kernel
+    def window(x, w, o):
+        o[...] = x[1:5] * w[...]
+
+    w = np.arange(4.0)
+    for n in range(50, 60):
+        x = np.arange(n, dtype=np.float64) ** 2
+        o = np.empty(4)
+        window(x, w, o)
+        np.testing.assert_array_equal(o, x[1:5] * w)
+    assert window.cache_info().misses == 2
+
+
+def test_ahead_of_time_fixed_slice_checks_its_minimum(tmp_path):
+    """A kernel taking x[:4] of a dynamic size, compiled ahead of time:
+    its header says n >= 4, and the entry point returns 1 without running
+    below that."""
+    import ctypes
+    import os
+    import shutil
+    import subprocess
+
+    translate = shutil.which("pk-translate",
+                             path=os.environ.get("PK_BIN_DIR") or None)
+    cc = shutil.which("clang-22") or shutil.which("cc")
+    if translate is None or cc is None:
+        pytest.skip("pk-translate is not built (ctest sets PK_BIN_DIR)")
+
+    @picokernel.kernel(dynamic=True)
+    def head(x, o):
+        o[...] = x[:4] + 1
+
+    head(np.arange(10.0), np.empty(4))
+    source = tmp_path / "head.mlir"
+    source.write_text(head.ir.mlir)
+    header = subprocess.run([translate, "--pk-to-c-header", str(source)],
+                            capture_output=True, text=True, check=True).stdout
+    assert "n >= 4 */" in header, header
+    obj, lib = tmp_path / "head.o", tmp_path / "libhead.so"
+    subprocess.run([translate, "--pk-to-object", str(source), "-o", str(obj)],
+                   check=True)
+    subprocess.run([cc, "-shared", str(obj), "-o", str(lib), "-lm"], check=True)
+    entry = ctypes.CDLL(str(lib)).pk_head
+    entry.restype = ctypes.c_int
+    pointer = ctypes.POINTER(ctypes.c_double)
+    entry.argtypes = [ctypes.c_int64, pointer, pointer]
+    for n in [4, 5, 1000]:
+        x = np.random.default_rng(n).standard_normal(n)
+        o = np.full(4, np.nan)
+        assert entry(n, x.ctypes.data_as(pointer), o.ctypes.data_as(pointer)) == 0
+        np.testing.assert_array_equal(o, x[:4] + 1, err_msg=f"n={n}")
+    o = np.full(4, np.nan)
+    x = np.zeros(3)
+    assert entry(3, x.ctypes.data_as(pointer), o.ctypes.data_as(pointer)) == 1
+    assert np.isnan(o).all()

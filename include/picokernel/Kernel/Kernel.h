@@ -88,12 +88,14 @@ struct KernelOptions {
   VulkanOptions vulkan;   ///< for Backend::Vulkan
   /// Some sizes stay static, with the reason in PK_LOG_COMPILES's log:
   /// those a kernel reads as numbers (`x.shape`), those of products with a
-  /// vector, those sliced at a fixed length, backwards or at a position
-  /// (`x[-3:]`, `x[::-1]`, `x[2]`), outputs sized by a slice, and, on a
+  /// vector, those sliced counting from the end (`x[-3:]`, `x[::-1]`,
+  /// `x[-1]`), outputs sized by a slice, and, on a
   /// Vulkan device that limits loop iterations (llvmpipe), the sizes of
   /// kernels with loops over them. A Vulkan variant of dynamic sizes holds
   /// the buffers of its last call's sizes, which maxDeviceBytes does not
-  /// count.
+  /// count. Sizes sliced with both bounds from the start (`x[:4]`, `x[2]`)
+  /// are dynamic from the least size that holds the slice; each shorter
+  /// one compiles for itself.
   DynamicSizes dynamic = DynamicSizes::Automatic;
   /// Compiled variants kept at most; the least recently used goes first.
   size_t maxCacheEntries = defaults::kMaxCacheEntries;

@@ -133,8 +133,9 @@ std::string cType(::pk::DType dtype) {
 /// for a kernel with dynamic sizes: builds the memref descriptors of the
 /// lowered kernel (allocated and aligned pointer, offset 0, sizes,
 /// row-major strides) from plain pointers and sizes. The sizes are checked
-/// first: negative ones, or arrays too large to count in bytes, return 1
-/// without running; 0 is returned once the kernel ran.
+/// first: negative ones, ones below a class's minimum, or arrays too large
+/// to count in bytes, return 1 without running; 0 is returned once the
+/// kernel ran.
 LogicalResult addEntryPoint(llvm::Module &module, const AotKernel &aot) {
   const ::pk::KernelSignature &kernel = aot.signature;
   llvm::Function *lowered = module.getFunction(kernel.name);
@@ -206,6 +207,11 @@ LogicalResult addEntryPoint(llvm::Module &module, const AotKernel &aot) {
     builder.CreateRetVoid();
     return success();
   }
+  // Sizes below the least the kernel takes (it slices x[:4], x[2]).
+  for (auto [k, least] : llvm::enumerate(aot.sizes.minimum))
+    if (least > 0)
+      valid = builder.CreateAnd(
+          valid, builder.CreateICmpSGE(function->getArg(k), constant(least)));
   auto *run = llvm::BasicBlock::Create(context, "run", function);
   auto *reject = llvm::BasicBlock::Create(context, "reject", function);
   builder.CreateCondBr(valid, run, reject);
@@ -306,8 +312,9 @@ LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
         "are\n"
      << " * C-contiguous, of exactly the shapes below, and must not overlap.\n"
      << " * Kernels with dynamic sizes take them first (n...) and return 0,\n"
-     << " * or 1 without running for a negative size or an array whose size\n"
-     << " * in bytes overflows int64_t.\n"
+     << " * or 1 without running for a negative size, a size below its\n"
+     << " * minimum (n >= 4 below), or an array whose size in bytes overflows\n"
+     << " * int64_t.\n"
      << " * float16 and bfloat16 elements are passed as their bits. */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stdbool.h>\n#include <stdint.h>\n\n"
@@ -329,6 +336,9 @@ LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
         written.push_back(p.name);
     if (!written.empty())
       os << "; writes " << llvm::join(written, ", ");
+    for (auto [k, least] : llvm::enumerate(aot.sizes.minimum))
+      if (least > 0)
+        os << "; " << aot.sizeNames[k] << " >= " << least;
     os << " */\n"
        << (aot.isDynamic() ? "int" : "void") << " pk_" << kernel.name << "(";
     for (const std::string &size : aot.sizeNames)

@@ -354,10 +354,23 @@ func.func @dynamic_slice_offset(%x: tensor<?xf32>, %n: index) {
 
 // -----
 
-func.func @fixed_slice_of_dynamic_dimension(%x: tensor<?xf32>) {
-  // expected-error@+1 {{'pk.extract_slice' op dimension 0 takes 4 elements of a dimension whose size varies: its size must be computed from that dimension's (pk.dim, pk.slice_size)}}
-  %0 = pk.extract_slice %x offsets [0] sizes [4] strides [1] : tensor<?xf32> -> tensor<4xf32>
+// x[2::-1] of 4 elements or more walks back to index 0, not past it.
+func.func @fixed_slice_before_the_start(%x: tensor<?xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads 4 elements from index 2 with stride -1, past the start of the array}}
+  %0 = pk.extract_slice %x offsets [2] sizes [4] strides [-1] : tensor<?xf32> -> tensor<4xf32>
   return
+}
+
+// -----
+
+// x[:4] needs 4 elements: a minimum of the class, so x[:5] of the same
+// class is no error (the minimum is 5), but a size too large to count is.
+pk.kernel @fixed_slice_too_far(%x: !pk.ref<?xf32>, %o: !pk.ref<1xf32>) {
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads index 9223372036854775807: its array would have too many elements to count}}
+  %s = pk.extract_slice %v offsets [9223372036854775807] sizes [1] strides [1] : tensor<?xf32> -> tensor<1xf32>
+  pk.store %s, %o : tensor<1xf32> -> !pk.ref<1xf32>
+  pk.return
 }
 
 // -----

@@ -331,6 +331,20 @@ pk.kernel @dynamic_slices(%x: !pk.ref<?x4xf32>, %o: !pk.ref<?x4xf32>, %p: !pk.re
   pk.return
 }
 
+// Slices of a constant size of dimensions that vary (x[:4], x[2],
+// x[3::-1]): the kernel needs those dimensions long enough.
+// CHECK-LABEL: pk.kernel @fixed_slices
+// CHECK: pk.extract_slice %{{.*}} offsets [0, 2] sizes [4, 1] strides [1, 1] : tensor<?x?xf32> -> tensor<4xf32>
+// CHECK: pk.extract_slice %{{.*}} offsets [3, 0] sizes [4, 1] strides [-1, 1] : tensor<?x?xf32> -> tensor<4x1xf32>
+pk.kernel @fixed_slices(%x: !pk.ref<?x?xf32>, %o: !pk.ref<4xf32>, %p: !pk.ref<4x1xf32>) {
+  %0 = pk.load %x : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %1 = pk.extract_slice %0 offsets [0, 2] sizes [4, 1] strides [1, 1] : tensor<?x?xf32> -> tensor<4xf32>
+  pk.store %1, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  %2 = pk.extract_slice %0 offsets [3, 0] sizes [4, 1] strides [-1, 1] : tensor<?x?xf32> -> tensor<4x1xf32>
+  pk.store %2, %p : tensor<4x1xf32> -> !pk.ref<4x1xf32>
+  pk.return
+}
+
 // A mean over a dimension that varies divides by its count.
 // CHECK-LABEL: pk.kernel @dynamic_mean
 // CHECK: %[[N:.*]] = pk.dim %{{.*}}[1] : !pk.ref<?x?xf32>

@@ -98,6 +98,18 @@ pk.kernel @scale(%x: !pk.ref<?x?xf32> loc("x"), %w: !pk.ref<?xf32> loc("w"),
   pk.return
 }
 
+// Slices of a constant size (x[:4] of the rows, x[:, 2] of the columns)
+// need that many rows and columns: the entry point checks them.
+// DYNAMIC: /* head(x: float32[n0, n1], o: float32[4]); writes o; n0 >= 4; n1 >= 3 */
+// DYNAMIC-NEXT: int pk_head(int64_t n0, int64_t n1, const float *x, float *o);
+// DYNAMIC-SYMBOLS-DAG: T pk_head
+pk.kernel @head(%x: !pk.ref<?x?xf32> loc("x"), %o: !pk.ref<4xf32> loc("o")) {
+  %0 = pk.load %x : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %1 = pk.extract_slice %0 offsets [0, 2] sizes [4, 1] strides [1, 1] : tensor<?x?xf32> -> tensor<4xf32>
+  pk.store %1, %o : tensor<4xf32> -> !pk.ref<4xf32>
+  pk.return
+}
+
 // A slice's size is computed from the size it slices: o[1:-1] = x[:-2] +
 // x[2:] takes one size for x and o.
 // DYNAMIC: /* stencil(x: float32[n], o: float32[n]); writes o */

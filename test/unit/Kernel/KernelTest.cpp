@@ -460,6 +460,28 @@ TEST(Kernel, DynamicSizesServeEverySizeFromOneCompile) {
   }
 }
 
+TEST(Kernel, FixedSlicesServeEveryLongSizeFromOneCompile) {
+  // x[:4] takes the same elements of every x of 4 or more: one variant
+  // from 4 on (5, 9, 100, 50), one per shorter size (3, 2), whose answers
+  // NumPy's clamping gives.
+  using pk::none;
+  using pk::slice;
+  pk::KernelOptions options;
+  options.dynamic = pk::DynamicSizes::Always;
+  pk::Kernel head(
+      "head", [](Ref x, Ref o) { o[all] = x[slice(none, 4)] * 2; }, {"x", "o"},
+      options);
+  for (int64_t n : {5, 9, 100, 3, 2, 50}) {
+    Array<double> x = random<double>({n}, unsigned(n));
+    int64_t kept = std::min<int64_t>(n, 4);
+    Array<double> o({kept});
+    head({x.view(), o.view()});
+    for (int64_t i = 0; i < kept; ++i)
+      EXPECT_EQ(o.data[i], x.data[i] * 2) << "n=" << n << " i=" << i;
+  }
+  EXPECT_EQ(head.stats().misses, 3u);
+}
+
 TEST(Kernel, NegativeParallelThresholdIsRejected) {
   pk::KernelOptions options;
   options.compile.parallelThreshold = -1;

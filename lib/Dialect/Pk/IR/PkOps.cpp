@@ -231,8 +231,10 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 
 LogicalResult DimOp::verify() {
   int64_t rank = getRef().getType().getRank();
-  if (getIndex() < 0 || getIndex() >= rank)
-    return emitOpError() << "dimension " << getIndex()
+  // I64Attr reads back as uint64_t.
+  int64_t index = getIndex();
+  if (index < 0 || index >= rank)
+    return emitOpError() << "dimension " << index
                          << " is out of range for a ref of rank " << rank;
   return success();
 }

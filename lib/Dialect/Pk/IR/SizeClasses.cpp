@@ -37,6 +37,7 @@ public:
         unite({a, d}, {b, d});
   }
   unsigned leader(Dim dim) { return classes.getLeaderValue(key(dim)); }
+  unsigned leaderOfKey(unsigned key) { return classes.getLeaderValue(key); }
 
 private:
   unsigned key(Dim dim) {
@@ -102,10 +103,17 @@ private:
   /// given one, or another computed differently.
   LogicalResult checkClasses();
 
+  /// Records that a constant-size slice of a dimension of size `whole`
+  /// reads its index `last`: the least size of `whole`'s class it needs.
+  LogicalResult requireIndex(Operation *op, size_t d, Derivation whole,
+                             int64_t last);
+
   KernelOp kernel;
   Unifier unifier;
   SmallVector<Dim> parameterDims;
   SmallVector<SliceSizeOp> counts;
+  /// Least sizes, by a unifier key of their class.
+  SmallVector<std::pair<unsigned, int64_t>> minimums;
 };
 
 void SizeAnalysis::uniteSliceSizes(Value slice, ArrayRef<int64_t> sizes,
@@ -228,9 +236,23 @@ LogicalResult SizeAnalysis::checkSlice(Operation *op, Value full,
                                        ArrayRef<int64_t> strides,
                                        ValueRange dynamicSizes) {
   size_t next = 0;
+  ArrayRef<int64_t> fullShape = shapeOf(full);
   for (auto [d, size] : llvm::enumerate(sizes)) {
-    if (!ShapedType::isDynamic(size))
+    if (!ShapedType::isDynamic(size)) {
+      if (!ShapedType::isDynamic(fullShape[d]) || size == 0)
+        continue;
+      // A constant size of a dimension that varies: the verifier checked
+      // the first index read and its direction.
+      std::optional<Derivation> whole = derivationOf({full, d});
+      if (!whole)
+        return op->emitOpError()
+               << "dimension " << d
+               << " slices a dimension whose size no parameter's size gives";
+      int64_t last = offsets[d] + std::max<int64_t>(0, (size - 1) * strides[d]);
+      if (failed(requireIndex(op, d, *whole, last)))
+        return failure();
       continue;
+    }
     Value count = dynamicSizes[next++];
     std::optional<Derivation> whole = derivationOf({full, d});
     // The count by its own definition: checkClasses checks that its class
@@ -257,6 +279,21 @@ LogicalResult SizeAnalysis::checkSlice(Operation *op, Value full,
              << "from at least " << (room ? room->offset : 0) << ", at least "
              << (room ? room->step : 0) << " apart)";
   }
+  return success();
+}
+
+LogicalResult SizeAnalysis::requireIndex(Operation *op, size_t d,
+                                         Derivation whole, int64_t last) {
+  // A size max(0, ceil((n - offset) / step)) is more than `last` when
+  // n >= offset + last * step + 1.
+  int64_t span, least;
+  if (llvm::MulOverflow(last, whole.step, span) ||
+      llvm::AddOverflow(whole.offset, span, least) ||
+      llvm::AddOverflow(least, int64_t(1), least))
+    return op->emitOpError() << "dimension " << d << " reads index " << last
+                             << ": its array would have too many elements "
+                                "to count";
+  minimums.push_back({whole.base, least});
   return success();
 }
 
@@ -329,6 +366,13 @@ SizeClasses SizeAnalysis::classes() {
         ++result.count;
       classes.push_back(it->second);
     }
+  }
+  result.minimum.assign(result.count, 0);
+  for (auto [key, least] : minimums) {
+    auto number = numbers.find(unifier.leaderOfKey(key));
+    if (number != numbers.end())
+      result.minimum[number->second] =
+          std::max(result.minimum[number->second], least);
   }
   return result;
 }

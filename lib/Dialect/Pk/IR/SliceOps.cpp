@@ -37,21 +37,26 @@ OpFoldResult SliceSizeOp::fold(FoldAdaptor) {
 
 /// Checks a dimension whose size varies (`full` is dynamic): a constant
 /// offset, and a size computed from the sizes (which verifySizeClasses
-/// checks against the dimension's).
+/// checks against the dimension's) or a constant one, whose indices are
+/// inside the dimension when it has enough elements (a minimum size the
+/// caller checks: computeSizeClasses).
 static LogicalResult verifyDynamicDimension(Operation *op, size_t d,
                                             int64_t offset, int64_t size,
                                             int64_t stride, bool dynamicSize) {
   if (offset < 0)
     return op->emitOpError() << "dimension " << d << " starts at index "
                              << offset << ", before the array";
-  if (!dynamicSize && size != 0)
-    return op->emitOpError()
-           << "dimension " << d << " takes " << size
-           << " elements of a dimension whose size varies: its size must be "
-              "computed from that dimension's (pk.dim, pk.slice_size)";
   if (dynamicSize && stride < 0)
     return op->emitOpError()
            << "dimension " << d << " has a dynamic size: it must walk forwards";
+  int64_t span, last;
+  if (!dynamicSize && size > 0 &&
+      (llvm::MulOverflow(size - 1, stride, span) ||
+       llvm::AddOverflow(offset, span, last) || last < 0))
+    return op->emitOpError()
+           << "dimension " << d << " reads " << size << " elements from index "
+           << offset << " with stride " << stride
+           << ", past the start of the array";
   return success();
 }
 

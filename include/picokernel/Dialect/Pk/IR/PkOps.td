@@ -258,13 +258,17 @@ def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
     source. The result may drop dimensions of size 1 (how an integer index
     removes an axis); the others keep their order.
 
-    A dimension whose size varies (`?`) is sliced forwards from a constant
-    offset, and its size is an `index` value that counts indices inside it
-    for every size: `pk.dim` of that dimension for all of it (offset 0,
-    stride 1), or `pk.slice_size` of it with the slice's stride as its step
-    and an offset at least the slice's (`x[1:-1]` of `n` elements is
-    `pk.slice_size %n offset 2 step 1` elements from 1). The dimension a
-    size is computed from is the one sliced: callers give them one size.
+    A dimension whose size varies (`?`) is sliced from a constant offset.
+    Its size is an `index` value that counts indices inside it for every
+    size, walking forwards: `pk.dim` of that dimension for all of it
+    (offset 0, stride 1), or `pk.slice_size` of it with the slice's stride
+    as its step and an offset at least the slice's (`x[1:-1]` of `n`
+    elements is `pk.slice_size %n offset 2 step 1` elements from 1). The
+    dimension a size is computed from is the one sliced: callers give them
+    one size. Or its size is a constant (`x[:4]`, `x[2]`, `x[3::-1]`): the
+    kernel then needs the dimension to have at least one element past the
+    last index read, a minimum size its callers check (ahead-of-time entry
+    points return 1 below it).
 
     ```mlir
     %0 = pk.extract_slice %x offsets [1] sizes [2] strides [1]
@@ -273,6 +277,8 @@ def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
         : tensor<4x4xf32> -> tensor<4xf32>
     %2 = pk.extract_slice %v offsets [1] sizes [%n] strides [1]
         : tensor<?xf32> -> tensor<?xf32>
+    %3 = pk.extract_slice %v offsets [2] sizes [1] strides [1]
+        : tensor<?xf32> -> tensor<f32>
     ```
   }];
   let arguments = (ins Pk_Tensor:$source, Variadic<Index>:$dynamic_sizes,

@@ -7,7 +7,9 @@
 // the size of the dimension it slices. The size classes are those
 // equalities closed over the kernel: one class per size a caller gives
 // (ahead-of-time entry points take one argument per class). Every other
-// dynamic size is a slice's, computed from those (pk.slice_size).
+// dynamic size is a slice's, computed from those (pk.slice_size). A slice
+// of a constant size (`x[:4]`, `x[2]`) of a dimension that varies needs it
+// to have enough elements: a minimum of its class the caller checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +27,8 @@ struct SizeClasses {
   SmallVector<SmallVector<int>> ofParameter;
   /// The number of classes, numbered in order of first appearance.
   int count = 0;
+  /// Per class: the least size the kernel takes (0: any).
+  SmallVector<int64_t> minimum;
 };
 
 /// Checks that `kernel`'s sizes are consistent for every size its callers
