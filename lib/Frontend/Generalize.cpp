@@ -225,10 +225,11 @@ LogicalResult Generalizer::compareSlices(SliceOp a, SliceOp b) {
   ArrayRef<int64_t> fullA = whole(a).getType().getShape();
   ArrayRef<int64_t> fullB = whole(b).getType().getShape();
   auto index = a->template getAttrOfType<ArrayAttr>(kIndexAttrName);
-  SlicePlan plan{a, {}, {}, {}};
+  SlicePlan plan{a, {}, {}, {}, {}};
   bool dynamic = false;
   for (auto [d, x, y] : llvm::enumerate(fullA, fullB)) {
     plan.sizes.emplace_back();
+    plan.offsets.emplace_back();
     plan.starts.push_back(a.getOffsets()[d]);
     plan.steps.push_back(a.getStrides()[d]);
     if (x == y) {
@@ -255,15 +256,22 @@ LogicalResult Generalizer::compareSlices(SliceOp a, SliceOp b) {
       // first trace's dimension holds all of it (the kernel then needs
       // that many elements: SizeClasses' minimum). Else the first size is
       // too short and stays static (the second is longer).
-      auto holds = [&](SliceOp op) {
+      std::optional<int64_t> back = dimension->fromEnd;
+      auto holds = [&](SliceOp op, int64_t full) {
+        int64_t start = back ? full - *back : dimension->start;
         return op.getSizes()[d] == *fixed &&
                (*fixed == 0 ||
-                (op.getOffsets()[d] == dimension->start &&
+                (op.getOffsets()[d] == start &&
                  (*fixed == 1 || op.getStrides()[d] == dimension->step)));
       };
-      if (!holds(a) || !holds(b))
-        return keep("a size is too short for a slice it takes (x[:4], "
-                    "x[2]) that holds for longer ones");
+      if (!holds(a, x) || !holds(b, y))
+        return keep("a size is too short for the slice [" +
+                    formatSliceIndex(index[d]) +
+                    "] taken of it, which longer sizes hold");
+      if (back && *fixed > 0) {
+        plan.offsets.back() = dimension->offset;
+        dynamic = true;
+      }
       continue;
     }
     if (!dimension->size)

@@ -66,7 +66,7 @@ Value Generalizer::countValue(OpBuilder &builder, Location loc, ShapedType type,
 void Generalizer::rewriteSlices() {
   for (SlicePlan &plan : slices) {
     SmallVector<int64_t> offsets, sizes;
-    SmallVector<Value> dynamicSizes;
+    SmallVector<Value> dynamicOffsets, dynamicSizes;
     auto original = [&](auto op) {
       offsets.assign(op.getOffsets().begin(), op.getOffsets().end());
       sizes.assign(op.getSizes().begin(), op.getSizes().end());
@@ -75,7 +75,11 @@ void Generalizer::rewriteSlices() {
       original(extract);
     else
       original(cast<InsertSliceOp>(plan.op));
-    for (auto [d, size] : llvm::enumerate(plan.sizes)) {
+    for (auto [d, size, offset] : llvm::enumerate(plan.sizes, plan.offsets)) {
+      if (offset) {
+        offsets[d] = ShapedType::kDynamic;
+        dynamicOffsets.push_back(sizeValue(*offset));
+      }
       if (!size)
         continue;
       offsets[d] = plan.starts[d];
@@ -86,6 +90,7 @@ void Generalizer::rewriteSlices() {
       op.setOffsets(offsets);
       op.setSizes(sizes);
       op.setStrides(plan.steps);
+      op.getDynamicOffsetsMutable().assign(dynamicOffsets);
       op.getDynamicSizesMutable().assign(dynamicSizes);
     };
     if (auto extract = dyn_cast<ExtractSliceOp>(plan.op))

@@ -26,10 +26,11 @@
 namespace pk {
 
 /// A slice of dynamic dimensions: per dimension, the size it takes where
-/// that is dynamic, and its first index.
+/// that is dynamic, and its first index (a size where it counts from the
+/// end).
 struct SlicePlan {
   mlir::Operation *op;
-  llvm::SmallVector<std::optional<SizeExpr>> sizes;
+  llvm::SmallVector<std::optional<SizeExpr>> sizes, offsets;
   llvm::SmallVector<int64_t> starts, steps;
 };
 

@@ -8,6 +8,19 @@ using namespace mlir;
 
 namespace pk {
 
+/// Sets `plan` to start `back` elements before the end of a dimension of
+/// size `full`; false if that offset overflows.
+static bool planFromEnd(SliceDimension &plan, SizeExpr full, int64_t back) {
+  SizeExpr offset = full;
+  int64_t shift;
+  if (llvm::MulOverflow(back, full.step, shift) ||
+      llvm::AddOverflow(full.offset, shift, offset.offset))
+    return false;
+  plan.fromEnd = back;
+  plan.offset = offset;
+  return true;
+}
+
 /// The slice `[start:stop:step]` of every dimension long enough to hold
 /// it, where both bounds count from the start (none is negative, and the
 /// one the walk ends at is given) or it is empty for every size: its first
@@ -41,6 +54,33 @@ fixedSlice(std::optional<int64_t> start, std::optional<int64_t> stop,
       *start, std::max<int64_t>(0, llvm::divideCeilSigned(end - *start, step)));
 }
 
+/// The slice `[start:stop:step]` of every dimension long enough to hold
+/// it, where it starts counting from the end and takes a constant number
+/// of elements (x[-3:], x[-3:-1], x[:-3:-1]): how far before the end it
+/// starts, and its size. None otherwise (bounds far outside any array
+/// included).
+static std::optional<std::pair<int64_t, int64_t>>
+endSlice(std::optional<int64_t> start, std::optional<int64_t> stop,
+         int64_t step) {
+  constexpr int64_t kFar = -(int64_t(1) << 62);
+  int64_t first = start.value_or(-1);
+  if (first >= 0 || first < kFar || (step > 0 && !start))
+    return std::nullopt;
+  // Forwards to the end or to a stop counted from it; backwards to a stop
+  // counted from the end (to index 0 the size follows the dimension's).
+  int64_t end;
+  if (step > 0 && !stop)
+    end = 0;
+  else if (stop && *stop < 0 && *stop >= kFar)
+    end = *stop;
+  else
+    return std::nullopt;
+  int64_t size = llvm::divideCeilSigned(end - first, step);
+  if (size <= 0)
+    return std::nullopt;
+  return std::make_pair(-first, size);
+}
+
 FailureOr<SliceDimension> planSliceDimension(Attribute index, SizeExpr full) {
   SliceDimension plan;
   auto range = dyn_cast<ArrayAttr>(index);
@@ -48,13 +88,19 @@ FailureOr<SliceDimension> planSliceDimension(Attribute index, SizeExpr full) {
     auto position = dyn_cast<IntegerAttr>(index);
     if (!position)
       return failure();
-    if (position.getInt() < 0) {
-      plan.keepStatic = "it takes an element counted from the end (x[-1]) of "
-                        "a dimension whose size varies";
+    plan.fixedSize = 1;
+    if (position.getInt() < -(int64_t(1) << 62)) {
+      plan.keepStatic = "it takes an element too far from the end of a "
+                        "dimension whose size varies";
       return plan;
     }
-    plan.fixedSize = 1;
-    plan.start = position.getInt();
+    if (position.getInt() >= 0) {
+      plan.start = position.getInt();
+      return plan;
+    }
+    if (!planFromEnd(plan, full, -position.getInt()))
+      plan.keepStatic = "it takes an element too far from the end of a "
+                        "dimension whose size varies";
     return plan;
   }
   if (range.size() != 3 || !isa<IntegerAttr>(range[2]))
@@ -75,15 +121,24 @@ FailureOr<SliceDimension> planSliceDimension(Attribute index, SizeExpr full) {
     plan.step = step;
     return plan;
   }
+  if (std::optional<std::pair<int64_t, int64_t>> fromEnd =
+          endSlice(start, stop, step)) {
+    plan.fixedSize = fromEnd->second;
+    plan.step = step;
+    if (!planFromEnd(plan, full, fromEnd->first))
+      plan.keepStatic = "it slices a dimension whose size varies too far "
+                        "from its end";
+    return plan;
+  }
   if (step < 0) {
     plan.keepStatic = "it slices a dimension whose size varies backwards "
-                      "from its end";
+                      "to its start";
     return plan;
   }
   // x[s:-t:q]: the start counts from the start, the stop from the end.
   if (start.value_or(0) < 0) {
-    plan.keepStatic = "it takes a slice counted from the end (x[-3:]) of a "
-                      "dimension whose size varies";
+    plan.keepStatic = "it slices a dimension whose size varies from its "
+                      "end to a stop counted from its start";
     return plan;
   }
   // Bounds far outside any array (x[2**62:]) stay static rather than
@@ -101,6 +156,22 @@ FailureOr<SliceDimension> planSliceDimension(Attribute index, SizeExpr full) {
   plan.start = start.value_or(0);
   plan.step = step;
   return plan;
+}
+
+std::string formatSliceIndex(Attribute index) {
+  if (auto position = dyn_cast<IntegerAttr>(index))
+    return std::to_string(position.getInt());
+  auto range = dyn_cast<ArrayAttr>(index);
+  if (!range || range.size() != 3)
+    return "?";
+  auto bound = [&](int i) {
+    auto value = dyn_cast<IntegerAttr>(range[i]);
+    return value ? std::to_string(value.getInt()) : std::string();
+  };
+  std::string text = bound(0) + ":" + bound(1);
+  if (bound(2) != "1")
+    text += ":" + bound(2);
+  return text;
 }
 
 } // namespace pk

@@ -3,7 +3,9 @@
 //
 // A slice `x[s:-t:q]` of a dimension of n elements (its start counted from
 // the start, its stop from the end) has max(0, ceil((n - s - t) / q))
-// elements for every n, however Python clamps its bounds: the generalizer
+// elements for every n, however Python clamps its bounds; one of a
+// constant size starts at a constant index (`x[:4]`) or at n less a
+// constant (`x[-3:]`) in every dimension long enough: the generalizer
 // reads that from the index the tracer recorded (pk.index) and checks it
 // against both traces.
 //
@@ -42,10 +44,14 @@ struct SizeExpr {
 /// sizes: its size, first index and step, or why it stays static. A slice
 /// with both bounds counted from the start (`x[:4]`, `x[2]`, `x[3::-1]`)
 /// takes the same `fixedSize` elements of every dimension long enough to
-/// hold them.
+/// hold them; one counted from the end (`x[-3:]`, `x[-1]`) takes
+/// `fixedSize` elements from `fromEnd` before the end, an index that is
+/// the size `offset`.
 struct SliceDimension {
   std::optional<SizeExpr> size;
   std::optional<int64_t> fixedSize;
+  std::optional<int64_t> fromEnd;
+  std::optional<SizeExpr> offset;
   int64_t start = 0;
   int64_t step = 1;
   std::string keepStatic;
@@ -56,6 +62,10 @@ struct SliceDimension {
 /// dimension of size `full`; failure where `index` is not one.
 mlir::FailureOr<SliceDimension> planSliceDimension(mlir::Attribute index,
                                                    SizeExpr full);
+
+/// `index` (one dimension's entry of a pk.index) in Python's syntax:
+/// `2`, `1:7:3`, `::-1`.
+std::string formatSliceIndex(mlir::Attribute index);
 
 } // namespace pk
 

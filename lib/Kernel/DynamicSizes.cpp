@@ -157,6 +157,7 @@ DynamicTrace KernelCache::traceDynamic(const Signature &real,
     } catch (const std::exception &error) {
       if (result.whyStatic.empty())
         result.whyStatic = "it fails for other sizes: " + lastLine(error);
+      result.failedForOtherSizes = true;
       return false;
     }
   };
@@ -278,8 +279,11 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
       }
     }
     if (traced.keepStatic.empty()) {
-      std::lock_guard<std::mutex> lock(patternsMutex);
-      staticOnly[dynamic] = whyStatic;
+      // (Longer sizes of the key may still take dynamic sizes.)
+      if (!traced.failedForOtherSizes) {
+        std::lock_guard<std::mutex> lock(patternsMutex);
+        staticOnly[dynamic] = whyStatic;
+      }
       return nullptr;
     }
     // (Each round makes at least one more size static: it ends.)

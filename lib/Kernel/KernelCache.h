@@ -72,6 +72,10 @@ struct DynamicTrace {
   /// Per class of sizes: the least size the module takes (0: any; it
   /// slices x[:4]).
   llvm::SmallVector<int64_t, 4> minimum;
+  /// Whether the kernel failed to trace for other sizes: these sizes may
+  /// be too short for a slice that longer ones take, so the verdict holds
+  /// for them only.
+  bool failedForOtherSizes = false;
   double seconds = 0;
 };
 

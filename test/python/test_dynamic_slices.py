@@ -1,9 +1,11 @@
 """Slices of dynamic sizes: `x[1:-1]`, `x[::2]`, `x[2:]` in a kernel for
 every size agree with NumPy at every size (0, 1, shorter than the slice's
-bounds, long), one compile serving them all; slices with both bounds
-counted from the start (`x[:4]`, `x[2]`, `x[3::-1]`) serve every size
-large enough to hold them from one compile, and each shorter size from its
-own; slices counted from the end (`x[-3:]`, `x[::-1]`, `x[-1]`) keep their
+bounds, long), one compile serving them all; slices of a constant size,
+with both bounds counted from the start (`x[:4]`, `x[2]`, `x[3::-1]`) or
+from the end (`x[-3:]`, `x[-1]`, `x[:-3:-1]`), serve every size large
+enough to hold them from one compile, and each shorter size from its own;
+slices whose size follows the dimension's backwards (`x[::-1]`) or that
+start from the end and stop from the start (`x[-5:4]`) keep their
 dimension static, and still agree with NumPy."""
 
 import itertools
@@ -32,20 +34,23 @@ def follows_the_end(start, stop, step):
             and (stop is None or stop < 0))
 
 
-def fixed_minimum(start, stop, step):
-    """For a slice that takes the same indices of every dimension that
-    holds them (and of no shorter one): the least size that does (0 if it
-    takes none); else None."""
+def constant_minimum(start, stop, step):
+    """For a slice of a constant size at a constant place relative to the
+    start or the end of every dimension that holds it (and of no shorter
+    one): the least size that does (0 if it takes none); else None."""
     def indices(n):
         return list(range(*slice(start, stop, step).indices(n)))
-    final = indices(10**6)
-    least = max(final) + 1 if final else 0
-    if indices(10**6 + 7) != final or any(
-            indices(n) != final for n in range(least, 200)):
-        return None
-    if least > 0 and indices(least - 1) == final:
-        return None
-    return least
+    big = 10**6
+    final = indices(big)
+    from_start = (max(final) + 1 if final else 0,
+                  lambda n: indices(n) == final)
+    from_end = (big - min(final) if final else 0,
+                lambda n: [i - n for i in indices(n)] == [i - big for i in final])
+    for least, same in (from_start, from_end):
+        if all(same(n) for n in list(range(least, 200)) + [big + 7]) and (
+                least == 0 or not same(least - 1)):
+            return least
+    return None
 
 
 def update_kernel(index, **options):
@@ -80,7 +85,7 @@ def test_every_slice_at_every_size(spec):
     # Sizes 0 and 1 are part of the key; the rest share one kernel where
     # the slice follows the end, or those that hold a fixed slice do.
     misses = kernel.cache_info().misses
-    least = fixed_minimum(*spec)
+    least = constant_minimum(*spec)
     if follows_the_end(*spec):
         assert misses == 3, index
     elif least is not None:
@@ -318,3 +323,45 @@ def test_ahead_of_time_fixed_slice_checks_its_minimum(tmp_path):
     x = np.zeros(3)
     assert entry(3, x.ctypes.data_as(pointer), o.ctypes.data_as(pointer)) == 1
     assert np.isnan(o).all()
+
+
+def test_slices_from_the_end_serve_every_long_size():
+    """The last row, the last three and the last two backwards (`x[-1]`,
+    `x[-3:]`, `x[:-3:-1]`) start at the size less a constant: one compile
+    serves every size that holds them, in loads and stores."""
+    @picokernel.kernel(dynamic=True)
+    def ends(x, o, p):
+        o[...] = x[-1] - x[0]
+        p[...] = x[...]
+        p[-3:] = x[-3:] * 2
+        p[:-3:-1] = x[1:3] + 1
+
+    for m, n in [(3, 5), (4, 7), (9, 2), (31, 100), (1000, 3)]:
+        x = np.random.default_rng(m).standard_normal((m, n))
+        o, p = np.empty(n), np.empty((m, n))
+        ends(x, o, p)
+        np.testing.assert_array_equal(o, x[-1] - x[0], err_msg=f"{m}x{n}")
+        expected = x.copy()
+        expected[-3:] = x[-3:] * 2
+        expected[:-3:-1] = x[1:3] + 1
+        np.testing.assert_array_equal(p, expected, err_msg=f"{m}x{n}")
+    assert ends.cache_info().misses == 1
+    assert "pk.slice_size" in ends.ir.mlir
+
+
+def test_a_first_size_too_short_for_a_slice_leaves_longer_ones_dynamic():
+    """A first call whose size is too short for a slice (x[1:4] of 3
+    elements takes 2) compiles for itself; every longer size then shares
+    one compile, with either policy."""
+    for policy, sizes, compiles in [(True, [3, 10, 20, 30, 40], 2),
+                                    (None, [8, 3, 9, 10, 11], 3)]:
+        @picokernel.kernel(dynamic=policy)
+        def window(x, o):
+            o[...] = x[1:4] * 2
+
+        for n in sizes:
+            x = np.arange(n, dtype=np.float32)
+            o = np.empty(len(x[1:4]), np.float32)
+            window(x, o)
+            np.testing.assert_array_equal(o, x[1:4] * 2, err_msg=f"n={n}")
+        assert window.cache_info().misses == compiles, policy

@@ -128,6 +128,27 @@ def test_slices_relative_to_the_sizes(rng):
     assert (misses(stencil), misses(every_other), misses(laplacian)) == (1, 1, 1)
 
 
+def test_slices_of_a_constant_size(rng):
+    """First rows, last rows and ends counted from the end (x[0], x[-1],
+    x[-3:], x[:-3:-1]) take offsets computed at dispatch: one compile for
+    every size that holds them."""
+    @gpu
+    def ends(x, o, p):
+        o[...] = x[0] + x[-1]
+        p[...] = x[...]
+        p[-3:] = x[:-4:-1] * 2 + x[1]
+
+    for m, n in [(4, 5), (9, 70), (1001, 3), (5, 1000)]:
+        x = rng.standard_normal((m, n)).astype(np.float32)
+        o, p = np.empty(n, np.float32), np.empty((m, n), np.float32)
+        ends(x, o, p)
+        np.testing.assert_array_equal(o, x[0] + x[-1])
+        expected = x.copy()
+        expected[-3:] = x[:-4:-1] * 2 + x[1]
+        np.testing.assert_array_equal(p, expected)
+    assert misses(ends) == 1
+
+
 def test_in_place_aliasing_and_views(rng):
     @gpu
     def update(x, o):

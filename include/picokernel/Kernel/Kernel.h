@@ -88,12 +88,12 @@ struct KernelOptions {
   VulkanOptions vulkan;   ///< for Backend::Vulkan
   /// Some sizes stay static, with the reason in PK_LOG_COMPILES's log:
   /// those a kernel reads as numbers (`x.shape`), those of products with a
-  /// vector, those sliced counting from the end (`x[-3:]`, `x[::-1]`,
-  /// `x[-1]`), outputs sized by a slice, and, on a
+  /// vector, those sliced backwards to the start (`x[::-1]`), outputs
+  /// sized by a slice, and, on a
   /// Vulkan device that limits loop iterations (llvmpipe), the sizes of
   /// kernels with loops over them. A Vulkan variant of dynamic sizes holds
   /// the buffers of its last call's sizes, which maxDeviceBytes does not
-  /// count. Sizes sliced with both bounds from the start (`x[:4]`, `x[2]`)
+  /// count. Sizes sliced to a constant size (`x[:4]`, `x[2]`, `x[-3:]`)
   /// are dynamic from the least size that holds the slice; each shorter
   /// one compiles for itself.
   DynamicSizes dynamic = DynamicSizes::Automatic;

@@ -41,18 +41,20 @@ struct ForwardSlice {
   }
 };
 
-/// `op`'s forward slice; `adaptor` gives its dynamic sizes.
+/// `op`'s forward slice; `adaptor` gives its dynamic offsets and sizes.
 template <typename SliceOp, typename Adaptor>
-ForwardSlice forwardSlice(Builder &builder, SliceOp op, Adaptor adaptor,
-                          RankedTensorType sliceType) {
+ForwardSlice forwardSlice(OpBuilder &builder, Location loc, SliceOp op,
+                          Adaptor adaptor, RankedTensorType sliceType) {
   ForwardSlice slice;
   SmallVector<OpFoldResult> mixedSizes =
       getMixedValues(op.getSizes(), adaptor.getDynamicSizes(), builder);
+  SmallVector<OpFoldResult> mixedOffsets =
+      getMixedValues(op.getOffsets(), adaptor.getDynamicOffsets(), builder);
   ArrayRef<int64_t> sliceShape = sliceType.getShape();
   size_t kept = 0;
   ReassociationIndices pending;
-  for (auto [d, offset, size, stride, mixedSize] : llvm::enumerate(
-           op.getOffsets(), op.getSizes(), op.getStrides(), mixedSizes)) {
+  for (auto [d, mixedOffset, size, stride, mixedSize] : llvm::enumerate(
+           mixedOffsets, op.getSizes(), op.getStrides(), mixedSizes)) {
     // Dynamic sizes walk forwards (the verifier checks it).
     bool dynamic = ShapedType::isDynamic(size);
     bool backwards = !dynamic && stride < 0 && size > 0;
@@ -65,17 +67,29 @@ ForwardSlice forwardSlice(Builder &builder, SliceOp op, Adaptor adaptor,
       ++kept;
     }
     if (dynamic) {
-      slice.offsets.push_back(builder.getIndexAttr(offset));
+      slice.offsets.push_back(mixedOffset);
       slice.sizes.push_back(mixedSize);
       slice.strides.push_back(builder.getIndexAttr(stride));
       continue;
     }
     // An empty slice may start anywhere in pk; tensor slices want bounds.
-    int64_t first = size == 0   ? 0
-                    : backwards ? offset + (size - 1) * stride
-                                : offset;
+    // A backwards one starts at its last index (offsets counted from the
+    // end are values).
+    int64_t shift = backwards ? (size - 1) * stride : 0;
+    OpFoldResult first = builder.getIndexAttr(0);
+    if (size != 0) {
+      if (std::optional<int64_t> offset = getConstantIntValue(mixedOffset))
+        first = builder.getIndexAttr(*offset + shift);
+      else if (shift == 0)
+        first = mixedOffset;
+      else
+        first = arith::AddIOp::create(
+                    builder, loc, cast<Value>(mixedOffset),
+                    arith::ConstantIndexOp::create(builder, loc, shift))
+                    .getResult();
+    }
     int64_t step = size <= 1 ? 1 : backwards ? -stride : stride;
-    slice.offsets.push_back(builder.getIndexAttr(first));
+    slice.offsets.push_back(first);
     slice.sizes.push_back(builder.getIndexAttr(size));
     slice.strides.push_back(builder.getIndexAttr(step));
   }
@@ -112,7 +126,7 @@ struct ExtractSliceLowering : public OpConversionPattern<ExtractSliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    ForwardSlice slice = forwardSlice(rewriter, op, adaptor, resultType);
+    ForwardSlice slice = forwardSlice(rewriter, loc, op, adaptor, resultType);
     Value result = tensor::ExtractSliceOp::create(
         rewriter, loc, slice.fullType, adaptor.getSource(), slice.offsets,
         slice.sizes, slice.strides);
@@ -134,7 +148,7 @@ struct InsertSliceLowering : public OpConversionPattern<InsertSliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     ForwardSlice slice =
-        forwardSlice(rewriter, op, adaptor, op.getSource().getType());
+        forwardSlice(rewriter, loc, op, adaptor, op.getSource().getType());
     Value source = adaptor.getSource();
     if (slice.anyReversed())
       source = reverseDimensions(rewriter, loc, source, slice.reversedSizes);

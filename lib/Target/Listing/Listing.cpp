@@ -82,7 +82,7 @@ void printElements(ElementsAttr value, llvm::raw_ostream &os) {
 
 /// A slice in Python's notation: `[1:3, ::2, 3::-1]`; a dynamic size is
 /// the value's name (`[1:1+v2]`).
-void printSlice(ArrayRef<int64_t> offsets, ArrayRef<OpFoldResult> sizes,
+void printSlice(ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
                 ArrayRef<int64_t> strides,
                 const llvm::DenseMap<Value, std::string> &names,
                 llvm::raw_ostream &os) {
@@ -91,15 +91,21 @@ void printSlice(ArrayRef<int64_t> offsets, ArrayRef<OpFoldResult> sizes,
        llvm::enumerate(offsets, sizes, strides)) {
     if (d)
       os << ", ";
+    std::optional<int64_t> first = getConstantIntValue(offset);
+    std::string start =
+        first ? std::to_string(*first) : names.lookup(cast<Value>(offset));
     std::optional<int64_t> count = getConstantIntValue(size);
-    os << offset << ":";
-    if (count) {
-      int64_t stop = offset + *count * stride;
+    os << start << ":";
+    if (count && first) {
+      int64_t stop = *first + *count * stride;
       // A backwards slice that runs to the start has no stop in Python.
       if (stop >= 0)
         os << stop;
+    } else if (count) {
+      int64_t span = *count * stride;
+      os << start << (span < 0 ? "" : "+") << span;
     } else {
-      os << offset << "+" << names.lookup(cast<Value>(size))
+      os << start << "+" << names.lookup(cast<Value>(size))
          << (stride != 1 ? "*" + std::to_string(stride) : "");
     }
     if (stride != 1)
@@ -150,13 +156,13 @@ void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
         })
         .Case([&](ExtractSliceOp slice) {
           os << "SLICE(" << names.lookup(slice.getSource()) << ")";
-          printSlice(slice.getOffsets(), slice.getMixedSizes(),
+          printSlice(slice.getMixedOffsets(), slice.getMixedSizes(),
                      slice.getStrides(), names, os);
         })
         .Case([&](InsertSliceOp insert) {
           os << "INSERT_SLICE(" << names.lookup(insert.getSource()) << ", "
              << names.lookup(insert.getDest()) << ")";
-          printSlice(insert.getOffsets(), insert.getMixedSizes(),
+          printSlice(insert.getMixedOffsets(), insert.getMixedSizes(),
                      insert.getStrides(), names, os);
         })
         .Case([&](DimOp dim) {

@@ -86,3 +86,29 @@ pk.kernel @dynamic_stencil(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
   pk.store %i, %o : tensor<?xf32> -> !pk.ref<?xf32>
   pk.return
 }
+
+// -----
+
+// Slices counted from the end start at a value: x[-3:-1] at n - 3; x[:-3:-1]
+// reads n - 2 and n - 1 forwards from n - 1 - 1, then reverses them.
+// CHECK-LABEL: func.func @from_the_end
+// CHECK: %[[N:.*]] = memref.dim %arg0, %{{.*}} : memref<?xf32>
+// CHECK: %[[D3:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK: %[[N3:.*]] = arith.maxsi %[[D3]], %{{.*}} : index
+// CHECK: %[[D1:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK: %[[N1:.*]] = arith.maxsi %[[D1]], %{{.*}} : index
+// CHECK: tensor.extract_slice %{{.*}}[%[[N3]]] [2] [1] : tensor<?xf32> to tensor<2xf32>
+// CHECK: %[[FIRST:.*]] = arith.addi %[[N1]], %{{.*}} : index
+// CHECK: %[[B:.*]] = tensor.extract_slice %{{.*}}[%[[FIRST]]] [2] [1] : tensor<?xf32> to tensor<2xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[B]] : tensor<2xf32>)
+pk.kernel @from_the_end(%x: !pk.ref<?xf32>, %o: !pk.ref<2xf32>, %p: !pk.ref<2xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %n3 = pk.slice_size %n offset 3 step 1
+  %n1 = pk.slice_size %n offset 1 step 1
+  %0 = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %1 = pk.extract_slice %0 offsets [%n3] sizes [2] strides [1] : tensor<?xf32> -> tensor<2xf32>
+  pk.store %1, %o : tensor<2xf32> -> !pk.ref<2xf32>
+  %2 = pk.extract_slice %0 offsets [%n1] sizes [2] strides [-1] : tensor<?xf32> -> tensor<2xf32>
+  pk.store %2, %p : tensor<2xf32> -> !pk.ref<2xf32>
+  pk.return
+}

@@ -340,16 +340,60 @@ func.func @dynamic_slice_before_the_start(%x: tensor<?xf32>, %n: index) {
 
 func.func @dynamic_slice_values(%x: tensor<?xf32>) {
   // expected-error@+1 {{'pk.extract_slice' op needs one value per dynamic size, got 0}}
-  %0 = "pk.extract_slice"(%x) <{offsets = array<i64: 0>, sizes = array<i64: -9223372036854775808>, strides = array<i64: 1>}> : (tensor<?xf32>) -> tensor<?xf32>
+  %0 = "pk.extract_slice"(%x) <{offsets = array<i64: 0>, sizes = array<i64: -9223372036854775808>, strides = array<i64: 1>, operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<?xf32>) -> tensor<?xf32>
   return
 }
 
 // -----
 
-func.func @dynamic_slice_offset(%x: tensor<?xf32>, %n: index) {
-  // expected-error@+1 {{'pk.extract_slice' op offset of dimension 0 is dynamic: offsets are constants}}
-  %0 = "pk.extract_slice"(%x, %n) <{offsets = array<i64: -9223372036854775808>, sizes = array<i64: -9223372036854775808>, strides = array<i64: 1>}> : (tensor<?xf32>, index) -> tensor<?xf32>
+func.func @dynamic_offset_values(%x: tensor<?xf32>) {
+  // expected-error@+1 {{'pk.extract_slice' op needs one value per dynamic offset, got 0}}
+  %0 = "pk.extract_slice"(%x) <{offsets = array<i64: -9223372036854775808>, sizes = array<i64: 2>, strides = array<i64: 1>, operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<?xf32>) -> tensor<2xf32>
   return
+}
+
+// -----
+
+// x[-3:] takes 3 elements; a slice from the end whose size follows the
+// dimension's (x[-3::-1]) is not one.
+func.func @dynamic_offset_and_size(%x: tensor<?xf32>, %n: index) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 starts at an index counted from the end: its size must be a constant}}
+  %0 = pk.extract_slice %x offsets [%n] sizes [%n] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_offset_of_static_dimension(%x: tensor<8xf32>, %n: index) {
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 has 8 elements: its offset must be a constant}}
+  %0 = pk.extract_slice %x offsets [%n] sizes [2] strides [1] : tensor<8xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// An offset from the end is the dimension's size less some elements: its
+// size itself is one past the last index.
+pk.kernel @offset_at_the_end(%x: !pk.ref<?xf32>, %o: !pk.ref<1xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 must start at an index counted from the end of the dimension it slices (pk.slice_size of its size, step 1)}}
+  %s = pk.extract_slice %v offsets [%n] sizes [1] strides [1] : tensor<?xf32> -> tensor<1xf32>
+  pk.store %s, %o : tensor<1xf32> -> !pk.ref<1xf32>
+  pk.return
+}
+
+// -----
+
+// x[-2:] has 2 elements, not 3.
+pk.kernel @slice_past_the_end(%x: !pk.ref<?xf32>, %o: !pk.ref<3xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 2 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads 3 elements from 2 before the end with stride 1, past the end of the array}}
+  %s = pk.extract_slice %v offsets [%m] sizes [3] strides [1] : tensor<?xf32> -> tensor<3xf32>
+  pk.store %s, %o : tensor<3xf32> -> !pk.ref<3xf32>
+  pk.return
 }
 
 // -----

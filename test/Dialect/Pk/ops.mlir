@@ -345,6 +345,30 @@ pk.kernel @fixed_slices(%x: !pk.ref<?x?xf32>, %o: !pk.ref<4xf32>, %p: !pk.ref<4x
   pk.return
 }
 
+// Slices counted from the end (x[-3:], x[-1], x[:-3:-1]) start at the size
+// less some elements.
+// CHECK-LABEL: pk.kernel @slices_from_the_end
+// CHECK: %[[N:.*]] = pk.dim %{{.*}}[0] : !pk.ref<?xf32>
+// CHECK: %[[N3:.*]] = pk.slice_size %[[N]] offset 3 step 1
+// CHECK: %[[N1:.*]] = pk.slice_size %[[N]] offset 1 step 1
+// CHECK: pk.extract_slice %{{.*}} offsets [%[[N3]]] sizes [3] strides [1] : tensor<?xf32> -> tensor<3xf32>
+// CHECK: pk.extract_slice %{{.*}} offsets [%[[N1]]] sizes [2] strides [-1] : tensor<?xf32> -> tensor<2xf32>
+// CHECK: pk.insert_slice %{{.*}} into %{{.*}} offsets [%[[N1]]] sizes [1] strides [1] : tensor<f32> -> tensor<?xf32>
+pk.kernel @slices_from_the_end(%x: !pk.ref<?xf32>, %o: !pk.ref<3xf32>, %p: !pk.ref<2xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %n3 = pk.slice_size %n offset 3 step 1
+  %n1 = pk.slice_size %n offset 1 step 1
+  %0 = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %1 = pk.extract_slice %0 offsets [%n3] sizes [3] strides [1] : tensor<?xf32> -> tensor<3xf32>
+  pk.store %1, %o : tensor<3xf32> -> !pk.ref<3xf32>
+  %2 = pk.extract_slice %0 offsets [%n1] sizes [2] strides [-1] : tensor<?xf32> -> tensor<2xf32>
+  pk.store %2, %p : tensor<2xf32> -> !pk.ref<2xf32>
+  %3 = pk.extract_slice %0 offsets [0] sizes [1] strides [1] : tensor<?xf32> -> tensor<f32>
+  %4 = pk.insert_slice %3 into %0 offsets [%n1] sizes [1] strides [1] : tensor<f32> -> tensor<?xf32>
+  pk.store %4, %x : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}
+
 // A mean over a dimension that varies divides by its count.
 // CHECK-LABEL: pk.kernel @dynamic_mean
 // CHECK: %[[N:.*]] = pk.dim %{{.*}}[1] : !pk.ref<?x?xf32>

@@ -110,6 +110,22 @@ pk.kernel @head(%x: !pk.ref<?x?xf32> loc("x"), %o: !pk.ref<4xf32> loc("o")) {
   pk.return
 }
 
+// x[-3:] needs 3 elements, x[-5:-4] 5.
+// DYNAMIC: /* tail(x: float32[n], o: float32[3], p: float32[1]); writes o, p; n >= 5 */
+// DYNAMIC-NEXT: int pk_tail(int64_t n, const float *x, float *o, float *p);
+// DYNAMIC-SYMBOLS-DAG: T pk_tail
+pk.kernel @tail(%x: !pk.ref<?xf32> loc("x"), %o: !pk.ref<3xf32> loc("o"), %p: !pk.ref<1xf32> loc("p")) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %n3 = pk.slice_size %n offset 3 step 1
+  %n5 = pk.slice_size %n offset 5 step 1
+  %0 = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %1 = pk.extract_slice %0 offsets [%n3] sizes [3] strides [1] : tensor<?xf32> -> tensor<3xf32>
+  pk.store %1, %o : tensor<3xf32> -> !pk.ref<3xf32>
+  %2 = pk.extract_slice %0 offsets [%n5] sizes [1] strides [1] : tensor<?xf32> -> tensor<1xf32>
+  pk.store %2, %p : tensor<1xf32> -> !pk.ref<1xf32>
+  pk.return
+}
+
 // A slice's size is computed from the size it slices: o[1:-1] = x[:-2] +
 // x[2:] takes one size for x and o.
 // DYNAMIC: /* stencil(x: float32[n], o: float32[n]); writes o */

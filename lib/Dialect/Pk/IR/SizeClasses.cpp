@@ -94,7 +94,13 @@ private:
   /// inside it, for every size the caller gives.
   LogicalResult checkSlice(Operation *op, Value full, ArrayRef<int64_t> offsets,
                            ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
-                           ValueRange dynamicSizes);
+                           ValueRange dynamicOffsets, ValueRange dynamicSizes);
+  /// Checks a constant-size slice of a dimension that varies, from `start`
+  /// (a value counted from the end) or offset `offset`, and records the
+  /// least size it needs.
+  LogicalResult checkConstantSize(Operation *op, size_t d, Value full,
+                                  int64_t offset, Value start, int64_t size,
+                                  int64_t stride);
   /// How the class of `dim` follows from the caller's sizes.
   std::optional<Derivation> derivationOf(Dim dim, unsigned depth = 0);
   /// How `count` follows from the caller's sizes, by its own operand.
@@ -230,26 +236,62 @@ std::optional<Derivation> SizeAnalysis::derivationOf(SliceSizeOp count,
   return base->slice(count.getOffset(), count.getStep());
 }
 
-LogicalResult SizeAnalysis::checkSlice(Operation *op, Value full,
-                                       ArrayRef<int64_t> offsets,
-                                       ArrayRef<int64_t> sizes,
-                                       ArrayRef<int64_t> strides,
-                                       ValueRange dynamicSizes) {
-  size_t next = 0;
+LogicalResult SizeAnalysis::checkConstantSize(Operation *op, size_t d,
+                                              Value full, int64_t offset,
+                                              Value start, int64_t size,
+                                              int64_t stride) {
+  std::optional<Derivation> whole = derivationOf({full, d});
+  if (!whole)
+    return op->emitOpError()
+           << "dimension " << d
+           << " slices a dimension whose size no parameter's size gives";
+  // (The verifier checked that the span does not overflow.)
+  int64_t span = (size - 1) * stride;
+  if (!start)
+    return requireIndex(op, d, *whole, offset + std::max<int64_t>(0, span));
+  // A start counted from the end: the size sliced less `back`, the
+  // dimension's indices from `back` on.
+  auto count = start.getDefiningOp<SliceSizeOp>();
+  std::optional<Derivation> from =
+      count ? derivationOf(count, 0) : derivationOf({start, 0});
+  if (!from)
+    return op->emitOpError() << "dimension " << d
+                             << " starts at an index that no parameter's size "
+                                "gives";
+  unifier.uniteKeys(whole->base, from->base);
+  int64_t shift = from->offset - whole->offset;
+  if (from->step != whole->step || shift <= 0 || shift % whole->step != 0)
+    return op->emitOpError()
+           << "dimension " << d
+           << " must start at an index counted from the end of the "
+              "dimension it slices (pk.slice_size of its size, step 1)";
+  int64_t back = shift / whole->step;
+  if (std::max<int64_t>(0, span) >= back)
+    return op->emitOpError()
+           << "dimension " << d << " reads " << size << " elements from "
+           << back << " before the end with stride " << stride
+           << ", past the end of the array";
+  // Every index from the first read to the end.
+  return requireIndex(op, d, *whole, back - 1 - std::min<int64_t>(0, span));
+}
+
+LogicalResult
+SizeAnalysis::checkSlice(Operation *op, Value full, ArrayRef<int64_t> offsets,
+                         ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
+                         ValueRange dynamicOffsets, ValueRange dynamicSizes) {
+  size_t next = 0, nextOffset = 0;
   ArrayRef<int64_t> fullShape = shapeOf(full);
   for (auto [d, size] : llvm::enumerate(sizes)) {
+    Value start = ShapedType::isDynamic(offsets[d])
+                      ? dynamicOffsets[nextOffset++]
+                      : Value();
     if (!ShapedType::isDynamic(size)) {
-      if (!ShapedType::isDynamic(fullShape[d]) || size == 0)
-        continue;
       // A constant size of a dimension that varies: the verifier checked
       // the first index read and its direction.
-      std::optional<Derivation> whole = derivationOf({full, d});
-      if (!whole)
-        return op->emitOpError()
-               << "dimension " << d
-               << " slices a dimension whose size no parameter's size gives";
-      int64_t last = offsets[d] + std::max<int64_t>(0, (size - 1) * strides[d]);
-      if (failed(requireIndex(op, d, *whole, last)))
+      if (!ShapedType::isDynamic(fullShape[d]) || size == 0)
+        continue;
+      if (failed(checkConstantSize(op, d, full, offsets[d], start, size,
+                                   strides[d])))
         return failure();
       continue;
     }
@@ -338,11 +380,12 @@ LogicalResult SizeAnalysis::run() {
     if (auto slice = dyn_cast<ExtractSliceOp>(op))
       checked = checkSlice(op, slice.getSource(), slice.getOffsets(),
                            slice.getSizes(), slice.getStrides(),
-                           slice.getDynamicSizes());
+                           slice.getDynamicOffsets(), slice.getDynamicSizes());
     else if (auto insert = dyn_cast<InsertSliceOp>(op))
-      checked = checkSlice(op, insert.getDest(), insert.getOffsets(),
-                           insert.getSizes(), insert.getStrides(),
-                           insert.getDynamicSizes());
+      checked =
+          checkSlice(op, insert.getDest(), insert.getOffsets(),
+                     insert.getSizes(), insert.getStrides(),
+                     insert.getDynamicOffsets(), insert.getDynamicSizes());
     return failed(checked) ? WalkResult::interrupt() : WalkResult::advance();
   });
   if (walk.wasInterrupted())

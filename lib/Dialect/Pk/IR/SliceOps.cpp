@@ -39,24 +39,33 @@ OpFoldResult SliceSizeOp::fold(FoldAdaptor) {
 /// offset, and a size computed from the sizes (which verifySizeClasses
 /// checks against the dimension's) or a constant one, whose indices are
 /// inside the dimension when it has enough elements (a minimum size the
-/// caller checks: computeSizeClasses).
+/// caller checks: computeSizeClasses). A dynamic offset (counted from the
+/// end, which verifySizeClasses checks) takes a constant size.
 static LogicalResult verifyDynamicDimension(Operation *op, size_t d,
                                             int64_t offset, int64_t size,
                                             int64_t stride, bool dynamicSize) {
-  if (offset < 0)
+  bool dynamicOffset = ShapedType::isDynamic(offset);
+  if (dynamicOffset && dynamicSize)
+    return op->emitOpError()
+           << "dimension " << d
+           << " starts at an index counted from the end: its size must be a "
+              "constant";
+  if (!dynamicOffset && offset < 0)
     return op->emitOpError() << "dimension " << d << " starts at index "
                              << offset << ", before the array";
   if (dynamicSize && stride < 0)
     return op->emitOpError()
            << "dimension " << d << " has a dynamic size: it must walk forwards";
   int64_t span, last;
-  if (!dynamicSize && size > 0 &&
-      (llvm::MulOverflow(size - 1, stride, span) ||
-       llvm::AddOverflow(offset, span, last) || last < 0))
+  if (dynamicSize || size == 0)
+    return success();
+  if (llvm::MulOverflow(size - 1, stride, span) ||
+      (!dynamicOffset && (llvm::AddOverflow(offset, span, last) || last < 0)))
     return op->emitOpError()
            << "dimension " << d << " reads " << size << " elements from index "
-           << offset << " with stride " << stride
-           << ", past the start of the array";
+           << (dynamicOffset ? std::string("(a value)")
+                             : std::to_string(offset))
+           << " with stride " << stride << ", past the start of the array";
   return success();
 }
 
@@ -65,12 +74,11 @@ static LogicalResult verifyDynamicDimension(Operation *op, size_t d,
 /// every index touched inside `full` (for every size of the dimensions that
 /// vary), and `slice` equal to `sizes` with some dimensions of size 1
 /// dropped.
-static LogicalResult verifySlice(Operation *op, ArrayRef<int64_t> full,
-                                 ArrayRef<int64_t> offsets,
-                                 ArrayRef<int64_t> sizes,
-                                 ArrayRef<int64_t> strides,
-                                 ValueRange dynamicSizes,
-                                 ArrayRef<int64_t> slice, StringRef sliceName) {
+static LogicalResult
+verifySlice(Operation *op, ArrayRef<int64_t> full, ArrayRef<int64_t> offsets,
+            ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
+            ValueRange dynamicOffsets, ValueRange dynamicSizes,
+            ArrayRef<int64_t> slice, StringRef sliceName) {
   size_t rank = full.size();
   if (offsets.size() != rank || sizes.size() != rank || strides.size() != rank)
     return op->emitOpError()
@@ -81,11 +89,15 @@ static LogicalResult verifySlice(Operation *op, ArrayRef<int64_t> full,
       dynamicSizes.size())
     return op->emitOpError()
            << "needs one value per dynamic size, got " << dynamicSizes.size();
+  if (size_t(llvm::count_if(offsets, ShapedType::isDynamic)) !=
+      dynamicOffsets.size())
+    return op->emitOpError() << "needs one value per dynamic offset, got "
+                             << dynamicOffsets.size();
   for (size_t d = 0; d < rank; ++d) {
     bool dynamicSize = ShapedType::isDynamic(sizes[d]);
-    if (ShapedType::isDynamic(offsets[d]))
-      return op->emitOpError() << "offset of dimension " << d
-                               << " is dynamic: offsets are constants";
+    if (ShapedType::isDynamic(offsets[d]) && !ShapedType::isDynamic(full[d]))
+      return op->emitOpError() << "dimension " << d << " has " << full[d]
+                               << " elements: its offset must be a constant";
     if (!dynamicSize && sizes[d] < 0)
       return op->emitOpError()
              << "size " << sizes[d] << " of dimension " << d << " is negative";
@@ -141,14 +153,18 @@ static bool isWholeArray(ArrayRef<int64_t> full, ArrayRef<int64_t> offsets,
          llvm::all_of(strides, [](int64_t s) { return s == 1; });
 }
 
+SmallVector<OpFoldResult> ExtractSliceOp::getMixedOffsets() {
+  return getMixedValues(getOffsets(), getDynamicOffsets(), getContext());
+}
+
 SmallVector<OpFoldResult> ExtractSliceOp::getMixedSizes() {
   return getMixedValues(getSizes(), getDynamicSizes(), getContext());
 }
 
 LogicalResult ExtractSliceOp::verify() {
   return verifySlice(*this, getSource().getType().getShape(), getOffsets(),
-                     getSizes(), getStrides(), getDynamicSizes(),
-                     getType().getShape(), "result");
+                     getSizes(), getStrides(), getDynamicOffsets(),
+                     getDynamicSizes(), getType().getShape(), "result");
 }
 
 OpFoldResult ExtractSliceOp::fold(FoldAdaptor adaptor) {
@@ -162,14 +178,19 @@ OpFoldResult ExtractSliceOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+SmallVector<OpFoldResult> InsertSliceOp::getMixedOffsets() {
+  return getMixedValues(getOffsets(), getDynamicOffsets(), getContext());
+}
+
 SmallVector<OpFoldResult> InsertSliceOp::getMixedSizes() {
   return getMixedValues(getSizes(), getDynamicSizes(), getContext());
 }
 
 LogicalResult InsertSliceOp::verify() {
   return verifySlice(*this, getDest().getType().getShape(), getOffsets(),
-                     getSizes(), getStrides(), getDynamicSizes(),
-                     getSource().getType().getShape(), "inserted");
+                     getSizes(), getStrides(), getDynamicOffsets(),
+                     getDynamicSizes(), getSource().getType().getShape(),
+                     "inserted");
 }
 
 OpFoldResult InsertSliceOp::fold(FoldAdaptor) {

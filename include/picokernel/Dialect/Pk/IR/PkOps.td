@@ -248,6 +248,7 @@ def Pk_CountOp : Pk_Op<"count", [Pure]> {
 }
 
 def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
+    AttrSizedOperandSegments,
     AllElementTypesMatch<["source", "result"]>]> {
   let summary = "a slice of an array";
   let description = [{
@@ -268,7 +269,12 @@ def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
     one size. Or its size is a constant (`x[:4]`, `x[2]`, `x[3::-1]`): the
     kernel then needs the dimension to have at least one element past the
     last index read, a minimum size its callers check (ahead-of-time entry
-    points return 1 below it).
+    points return 1 below it). A slice of a constant size may start at an
+    index counted from the end (`x[-3:]`, `x[-1]`, `x[:-3:-1]`): an `index`
+    value, `pk.slice_size` of the dimension with step 1 (`n - 3` is
+    `pk.slice_size %n offset 3 step 1`), whose slice must end before the
+    end; the dimension needs at least the elements from its first index
+    read to the end.
 
     ```mlir
     %0 = pk.extract_slice %x offsets [1] sizes [2] strides [1]
@@ -279,14 +285,17 @@ def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
         : tensor<?xf32> -> tensor<?xf32>
     %3 = pk.extract_slice %v offsets [2] sizes [1] strides [1]
         : tensor<?xf32> -> tensor<f32>
+    %4 = pk.extract_slice %v offsets [%m3] sizes [3] strides [1]
+        : tensor<?xf32> -> tensor<3xf32>
     ```
   }];
-  let arguments = (ins Pk_Tensor:$source, Variadic<Index>:$dynamic_sizes,
+  let arguments = (ins Pk_Tensor:$source, Variadic<Index>:$dynamic_offsets,
+                       Variadic<Index>:$dynamic_sizes,
                        DenseI64ArrayAttr:$offsets, DenseI64ArrayAttr:$sizes,
                        DenseI64ArrayAttr:$strides);
   let results = (outs Pk_Tensor:$result);
   let assemblyFormat = [{
-    $source `offsets` $offsets
+    $source `offsets` custom<DynamicIndexList>($dynamic_offsets, $offsets)
     `sizes` custom<DynamicIndexList>($dynamic_sizes, $sizes)
     `strides` $strides attr-dict `:` type($source) `->` type($result)
   }];
@@ -296,11 +305,12 @@ def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
                    "::llvm::ArrayRef<int64_t>":$sizes,
                    "::llvm::ArrayRef<int64_t>":$strides), [{
       build($_builder, $_state, result, source, ::mlir::ValueRange(),
-            offsets, sizes, strides);
+            ::mlir::ValueRange(), offsets, sizes, strides);
     }]>
   ];
   let extraClassDeclaration = [{
-    /// Sizes as constants or values, one per dimension.
+    /// Offsets and sizes as constants or values, one per dimension.
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedOffsets();
     ::llvm::SmallVector<::mlir::OpFoldResult> getMixedSizes();
   }];
   let hasVerifier = 1;
@@ -308,6 +318,7 @@ def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
 }
 
 def Pk_InsertSliceOp : Pk_Op<"insert_slice", [Pure,
+    AttrSizedOperandSegments,
     AllTypesMatch<["dest", "result"]>,
     AllElementTypesMatch<["source", "dest"]>]> {
   let summary = "an array with a slice replaced";
@@ -316,8 +327,9 @@ def Pk_InsertSliceOp : Pk_Op<"insert_slice", [Pure,
     `pk.extract_slice` with the same `offsets`, `sizes` and `strides` would
     read replaced by `source`, whose shape is `sizes` with some dimensions
     of size 1 dropped. A store to a slice of a ref loads the ref, inserts,
-    and stores the whole array back. Sizes of dimensions that vary are
-    `index` values, as in `pk.extract_slice`.
+    and stores the whole array back. Sizes of dimensions that vary, and
+    offsets counted from their end, are `index` values, as in
+    `pk.extract_slice`.
 
     ```mlir
     %0 = pk.insert_slice %v into %o offsets [0, 1] sizes [4, 2] strides [1, 2]
@@ -325,13 +337,14 @@ def Pk_InsertSliceOp : Pk_Op<"insert_slice", [Pure,
     ```
   }];
   let arguments = (ins Pk_Tensor:$source, Pk_Tensor:$dest,
+                       Variadic<Index>:$dynamic_offsets,
                        Variadic<Index>:$dynamic_sizes,
                        DenseI64ArrayAttr:$offsets, DenseI64ArrayAttr:$sizes,
                        DenseI64ArrayAttr:$strides);
   let results = (outs Pk_Tensor:$result);
   let assemblyFormat = [{
     $source `into` $dest
-    `offsets` $offsets
+    `offsets` custom<DynamicIndexList>($dynamic_offsets, $offsets)
     `sizes` custom<DynamicIndexList>($dynamic_sizes, $sizes)
     `strides` $strides attr-dict `:` type($source) `->` type($result)
   }];
@@ -342,10 +355,11 @@ def Pk_InsertSliceOp : Pk_Op<"insert_slice", [Pure,
                    "::llvm::ArrayRef<int64_t>":$sizes,
                    "::llvm::ArrayRef<int64_t>":$strides), [{
       build($_builder, $_state, result, source, dest, ::mlir::ValueRange(),
-            offsets, sizes, strides);
+            ::mlir::ValueRange(), offsets, sizes, strides);
     }]>
   ];
   let extraClassDeclaration = [{
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedOffsets();
     ::llvm::SmallVector<::mlir::OpFoldResult> getMixedSizes();
   }];
   let hasVerifier = 1;
