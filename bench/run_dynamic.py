@@ -69,6 +69,12 @@ def laplacian(x_ref, o_ref):
                          + x_ref[1:-1, :-2] - 4 * x_ref[1:-1, 1:-1])
 
 
+def periodic(x_ref, o_ref):
+    o_ref[1:-1] = x_ref[2:] - 2 * x_ref[1:-1] + x_ref[:-2]
+    o_ref[0] = x_ref[1] - 2 * x_ref[0] + x_ref[-1]
+    o_ref[-1] = x_ref[0] - 2 * x_ref[-1] + x_ref[-2]
+
+
 def differences(x_ref, o_ref):
     o_ref[...] = x_ref[1:] - x_ref[:-1]
 
@@ -171,6 +177,9 @@ def speed_ratios(quick):
         cases.append((f"layer norm {rows}x{cols} (both sizes dynamic)", layer_norm, arrays))
     for n in ([10_000, 1_000_000] if quick else [1000, 10_000, 1_000_000]):
         cases.append((f"stencil o[1:-1] = x[2:] - 2x[1:-1] + x[:-2], n={n:,}", stencil,
+                      [np.random.rand(n).astype(np.float32), np.zeros(n, np.float32)]))
+    for n in ([10_000, 1_000_000] if quick else [1000, 10_000, 1_000_000]):
+        cases.append((f"periodic stencil (ends from x[0], x[-1], x[-2]), n={n:,}", periodic,
                       [np.random.rand(n).astype(np.float32), np.zeros(n, np.float32)]))
     for side in ([256, 2048] if quick else [64, 256, 2048]):
         cases.append((f"2-D laplacian {side}x{side + 1}", laplacian,

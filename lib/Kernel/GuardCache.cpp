@@ -175,6 +175,10 @@ std::shared_ptr<const Executable> GuardCache::miss(KeyView key,
     {
       std::unique_lock<std::shared_mutex> lock(mutex);
       erase(key, entry.get());
+      // The last compile is still the last that succeeded (a kernel's IR
+      // is that one's, not the failed trace's).
+      if (KeyEqual()(lastCompiled, key))
+        lastCompiled = std::move(previous);
     }
     promise.set_value(nullptr); // waiters compile, and fail, themselves
     throw;

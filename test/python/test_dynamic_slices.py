@@ -365,3 +365,16 @@ def test_a_first_size_too_short_for_a_slice_leaves_longer_ones_dynamic():
             window(x, o)
             np.testing.assert_array_equal(o, x[1:4] * 2, err_msg=f"n={n}")
         assert window.cache_info().misses == compiles, policy
+
+
+def test_ir_after_a_call_that_raises_is_the_last_compile():
+    """A size too short for `x[-2]` raises NumPy's IndexError; the kernel's
+    IR is still that of its last compile (which did not fail)."""
+    @picokernel.kernel(dynamic=True)
+    def second_last(x, o):
+        o[...] = x[-2]
+
+    second_last(np.arange(9.0), np.zeros(()))
+    with pytest.raises(IndexError, match="out of bounds"):
+        second_last(np.arange(1.0), np.zeros(()))
+    assert "pk.slice_size" in second_last.ir.mlir

@@ -377,9 +377,23 @@ func.func @dynamic_offset_of_static_dimension(%x: tensor<8xf32>, %n: index) {
 pk.kernel @offset_at_the_end(%x: !pk.ref<?xf32>, %o: !pk.ref<1xf32>) {
   %n = pk.dim %x[0] : !pk.ref<?xf32>
   %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
-  // expected-error@+1 {{'pk.extract_slice' op dimension 0 must start at an index counted from the end of the dimension it slices (pk.slice_size of its size, step 1)}}
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 must start at an index counted from the end of the dimension it slices (its size less a constant)}}
   %s = pk.extract_slice %v offsets [%n] sizes [1] strides [1] : tensor<?xf32> -> tensor<1xf32>
   pk.store %s, %o : tensor<1xf32> -> !pk.ref<1xf32>
+  pk.return
+}
+
+// -----
+
+// The first index x[-(2**63 - 1)::-(2**63 - 1)] reads, n - (2**63 - 1),
+// and the second, 2**63 - 1 before it, need more elements than count.
+pk.kernel @slice_from_too_far(%x: !pk.ref<?xf32>, %o: !pk.ref<2xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 9223372036854775807 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 takes 2 elements from 9223372036854775807 before the end with stride -9223372036854775807: its array would have too many elements to count}}
+  %s = pk.extract_slice %v offsets [%m] sizes [2] strides [-9223372036854775807] : tensor<?xf32> -> tensor<2xf32>
+  pk.store %s, %o : tensor<2xf32> -> !pk.ref<2xf32>
   pk.return
 }
 
@@ -390,7 +404,7 @@ pk.kernel @slice_past_the_end(%x: !pk.ref<?xf32>, %o: !pk.ref<3xf32>) {
   %n = pk.dim %x[0] : !pk.ref<?xf32>
   %m = pk.slice_size %n offset 2 step 1
   %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
-  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads 3 elements from 2 before the end with stride 1, past the end of the array}}
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 takes 3 elements from 2 before the end with stride 1, past the end of the array}}
   %s = pk.extract_slice %v offsets [%m] sizes [3] strides [1] : tensor<?xf32> -> tensor<3xf32>
   pk.store %s, %o : tensor<3xf32> -> !pk.ref<3xf32>
   pk.return
@@ -400,7 +414,7 @@ pk.kernel @slice_past_the_end(%x: !pk.ref<?xf32>, %o: !pk.ref<3xf32>) {
 
 // x[2::-1] of 4 elements or more walks back to index 0, not past it.
 func.func @fixed_slice_before_the_start(%x: tensor<?xf32>) {
-  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads 4 elements from index 2 with stride -1, past the start of the array}}
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 takes 4 elements from index 2 with stride -1, past the start of the array}}
   %0 = pk.extract_slice %x offsets [2] sizes [4] strides [-1] : tensor<?xf32> -> tensor<4xf32>
   return
 }
@@ -411,7 +425,7 @@ func.func @fixed_slice_before_the_start(%x: tensor<?xf32>) {
 // class is no error (the minimum is 5), but a size too large to count is.
 pk.kernel @fixed_slice_too_far(%x: !pk.ref<?xf32>, %o: !pk.ref<1xf32>) {
   %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
-  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads index 9223372036854775807: its array would have too many elements to count}}
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 takes index 9223372036854775807: its array would have too many elements to count}}
   %s = pk.extract_slice %v offsets [9223372036854775807] sizes [1] strides [1] : tensor<?xf32> -> tensor<1xf32>
   pk.store %s, %o : tensor<1xf32> -> !pk.ref<1xf32>
   pk.return
@@ -694,7 +708,7 @@ func.func @slice_zero_stride(%x: tensor<4xf32>) {
 // -----
 
 func.func @slice_past_the_end(%x: tensor<4x4xf32>) {
-  // expected-error@+1 {{'pk.extract_slice' op dimension 1 reads 2 elements from index 1 with stride 3, outside the 4 elements of the array}}
+  // expected-error@+1 {{'pk.extract_slice' op dimension 1 takes 2 elements from index 1 with stride 3, outside the 4 elements of the array}}
   %0 = pk.extract_slice %x offsets [0, 1] sizes [4, 2] strides [1, 3] : tensor<4x4xf32> -> tensor<4x2xf32>
   return
 }
@@ -702,7 +716,7 @@ func.func @slice_past_the_end(%x: tensor<4x4xf32>) {
 // -----
 
 func.func @slice_before_the_start(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads 3 elements from index 1 with stride -1, outside the 4 elements of the array}}
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 takes 3 elements from index 1 with stride -1, outside the 4 elements of the array}}
   %0 = pk.extract_slice %x offsets [1] sizes [3] strides [-1] : tensor<4xf32> -> tensor<3xf32>
   return
 }
@@ -710,7 +724,7 @@ func.func @slice_before_the_start(%x: tensor<4xf32>) {
 // -----
 
 func.func @slice_negative_offset(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads 1 elements from index -1 with stride 1, outside the 4 elements of the array}}
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 takes 1 elements from index -1 with stride 1, outside the 4 elements of the array}}
   %0 = pk.extract_slice %x offsets [-1] sizes [1] strides [1] : tensor<4xf32> -> tensor<1xf32>
   return
 }
@@ -718,7 +732,7 @@ func.func @slice_negative_offset(%x: tensor<4xf32>) {
 // -----
 
 func.func @slice_overflowing_stride(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'pk.extract_slice' op dimension 0 reads 3 elements from index 0 with stride 9223372036854775807, outside the 4 elements of the array}}
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 takes 3 elements from index 0 with stride 9223372036854775807, outside the 4 elements of the array}}
   %0 = pk.extract_slice %x offsets [0] sizes [3] strides [9223372036854775807] : tensor<4xf32> -> tensor<3xf32>
   return
 }
@@ -758,7 +772,7 @@ func.func @insert_shape(%v: tensor<3xf32>, %o: tensor<4x4xf32>) {
 // -----
 
 func.func @insert_out_of_bounds(%v: tensor<2xf32>, %o: tensor<4xf32>) {
-  // expected-error@+1 {{'pk.insert_slice' op dimension 0 reads 2 elements from index 3 with stride 1, outside the 4 elements of the array}}
+  // expected-error@+1 {{'pk.insert_slice' op dimension 0 takes 2 elements from index 3 with stride 1, outside the 4 elements of the array}}
   %0 = pk.insert_slice %v into %o offsets [3] sizes [2] strides [1] : tensor<2xf32> -> tensor<4xf32>
   return
 }

@@ -480,6 +480,20 @@ TEST(Kernel, FixedSlicesServeEveryLongSizeFromOneCompile) {
       EXPECT_EQ(o.data[i], x.data[i] * 2) << "n=" << n << " i=" << i;
   }
   EXPECT_EQ(head.stats().misses, 3u);
+
+  // x[-3:] starts 3 before the end of every x of 3 or more.
+  pk::Kernel tail(
+      "tail", [](Ref x, Ref o) { o[all] = x[slice(-3, none)] + x[-1]; },
+      {"x", "o"}, options);
+  for (int64_t n : {5, 9, 100, 4, 50}) {
+    Array<double> x = random<double>({n}, unsigned(n));
+    Array<double> o({3});
+    tail({x.view(), o.view()});
+    for (int64_t i = 0; i < 3; ++i)
+      EXPECT_EQ(o.data[i], x.data[n - 3 + i] + x.data[n - 1])
+          << "n=" << n << " i=" << i;
+  }
+  EXPECT_EQ(tail.stats().misses, 1u);
 }
 
 TEST(Kernel, NegativeParallelThresholdIsRejected) {

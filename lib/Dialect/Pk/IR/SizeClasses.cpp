@@ -264,15 +264,21 @@ LogicalResult SizeAnalysis::checkConstantSize(Operation *op, size_t d,
     return op->emitOpError()
            << "dimension " << d
            << " must start at an index counted from the end of the "
-              "dimension it slices (pk.slice_size of its size, step 1)";
+              "dimension it slices (its size less a constant)";
   int64_t back = shift / whole->step;
   if (std::max<int64_t>(0, span) >= back)
     return op->emitOpError()
-           << "dimension " << d << " reads " << size << " elements from "
+           << "dimension " << d << " takes " << size << " elements from "
            << back << " before the end with stride " << stride
            << ", past the end of the array";
   // Every index from the first read to the end.
-  return requireIndex(op, d, *whole, back - 1 - std::min<int64_t>(0, span));
+  int64_t last;
+  if (llvm::SubOverflow(back - 1, std::min<int64_t>(0, span), last))
+    return op->emitOpError()
+           << "dimension " << d << " takes " << size << " elements from "
+           << back << " before the end with stride " << stride
+           << ": its array would have too many elements to count";
+  return requireIndex(op, d, *whole, last);
 }
 
 LogicalResult
@@ -332,7 +338,7 @@ LogicalResult SizeAnalysis::requireIndex(Operation *op, size_t d,
   if (llvm::MulOverflow(last, whole.step, span) ||
       llvm::AddOverflow(whole.offset, span, least) ||
       llvm::AddOverflow(least, int64_t(1), least))
-    return op->emitOpError() << "dimension " << d << " reads index " << last
+    return op->emitOpError() << "dimension " << d << " takes index " << last
                              << ": its array would have too many elements "
                                 "to count";
   minimums.push_back({whole.base, least});

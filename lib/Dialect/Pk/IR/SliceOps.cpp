@@ -62,7 +62,7 @@ static LogicalResult verifyDynamicDimension(Operation *op, size_t d,
   if (llvm::MulOverflow(size - 1, stride, span) ||
       (!dynamicOffset && (llvm::AddOverflow(offset, span, last) || last < 0)))
     return op->emitOpError()
-           << "dimension " << d << " reads " << size << " elements from index "
+           << "dimension " << d << " takes " << size << " elements from index "
            << (dynamicOffset ? std::string("(a value)")
                              : std::to_string(offset))
            << " with stride " << stride << ", past the start of the array";
@@ -121,7 +121,7 @@ verifySlice(Operation *op, ArrayRef<int64_t> full, ArrayRef<int64_t> offsets,
     auto inside = [&](int64_t index) { return index >= 0 && index < full[d]; };
     if (overflow || !inside(offsets[d]) || !inside(last))
       return op->emitOpError()
-             << "dimension " << d << " reads " << sizes[d]
+             << "dimension " << d << " takes " << sizes[d]
              << " elements from index " << offsets[d] << " with stride "
              << strides[d] << ", outside the " << full[d]
              << " elements of the array";

@@ -271,7 +271,8 @@ def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
     last index read, a minimum size its callers check (ahead-of-time entry
     points return 1 below it). A slice of a constant size may start at an
     index counted from the end (`x[-3:]`, `x[-1]`, `x[:-3:-1]`): an `index`
-    value, `pk.slice_size` of the dimension with step 1 (`n - 3` is
+    value, the dimension's size less a constant, computed as that size is
+    (`n - 3` of a dimension of `n` elements is
     `pk.slice_size %n offset 3 step 1`), whose slice must end before the
     end; the dimension needs at least the elements from its first index
     read to the end.
