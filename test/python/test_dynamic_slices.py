@@ -190,13 +190,12 @@ def test_ir_shows_dynamic_bounds():
     assert "pk.slice_size" in ir.mlir
 
 
-def test_ahead_of_time_stencil_takes_one_size(tmp_path):
-    """The traced dynamic stencil, compiled ahead of time: its entry point
-    takes one size for x and o (a slice's size is computed from the size it
-    slices) and agrees with NumPy at every size, 0 and 1 included."""
+def ahead_of_time(kernel, name, tmp_path):
+    """The last compile of `kernel` (named `name`) built ahead of time: its
+    C header and its entry point (ctypes, returning int); skips where the
+    tools are not built."""
     import ctypes
     import os
-    import re
     import shutil
     import subprocess
 
@@ -205,6 +204,25 @@ def test_ahead_of_time_stencil_takes_one_size(tmp_path):
     cc = shutil.which("clang-22") or shutil.which("cc")
     if translate is None or cc is None:
         pytest.skip("pk-translate is not built (ctest sets PK_BIN_DIR)")
+    source = tmp_path / f"{name}.mlir"
+    source.write_text(kernel.ir.mlir)
+    header = subprocess.run([translate, "--pk-to-c-header", str(source)],
+                            capture_output=True, text=True, check=True).stdout
+    obj, lib = tmp_path / f"{name}.o", tmp_path / f"lib{name}.so"
+    subprocess.run([translate, "--pk-to-object", str(source), "-o", str(obj)],
+                   check=True)
+    subprocess.run([cc, "-shared", str(obj), "-o", str(lib), "-lm"], check=True)
+    entry = getattr(ctypes.CDLL(str(lib)), f"pk_{name}")
+    entry.restype = ctypes.c_int
+    return header, entry
+
+
+def test_ahead_of_time_stencil_takes_one_size(tmp_path):
+    """The traced dynamic stencil, compiled ahead of time: its entry point
+    takes one size for x and o (a slice's size is computed from the size it
+    slices) and agrees with NumPy at every size, 0 and 1 included."""
+    import ctypes
+    import re
 
     @picokernel.kernel(dynamic=True)
     def smooth(x, o):
@@ -212,18 +230,9 @@ def test_ahead_of_time_stencil_takes_one_size(tmp_path):
         o[1:-1] = x[2:] + x[:-2] - x[1:-1] * 2
 
     smooth(np.arange(10.0), np.empty(10))
-    source = tmp_path / "smooth.mlir"
-    source.write_text(smooth.ir.mlir)
-    header = subprocess.run([translate, "--pk-to-c-header", str(source)],
-                            capture_output=True, text=True, check=True).stdout
+    header, entry = ahead_of_time(smooth, "smooth", tmp_path)
     assert re.search(r"int pk_smooth\(int64_t n, const double \*\w+, "
                      r"double \*\w+\);", header), header
-    obj, lib = tmp_path / "smooth.o", tmp_path / "libsmooth.so"
-    subprocess.run([translate, "--pk-to-object", str(source), "-o", str(obj)],
-                   check=True)
-    subprocess.run([cc, "-shared", str(obj), "-o", str(lib), "-lm"], check=True)
-    entry = ctypes.CDLL(str(lib)).pk_smooth
-    entry.restype = ctypes.c_int
     pointer = ctypes.POINTER(ctypes.c_double)
     entry.argtypes = [ctypes.c_int64, pointer, pointer]
     for n in [0, 1, 2, 3, 4, 17, 1000]:
@@ -286,32 +295,14 @@ def test_ahead_of_time_fixed_slice_checks_its_minimum(tmp_path):
     its header says n >= 4, and the entry point returns 1 without running
     below that."""
     import ctypes
-    import os
-    import shutil
-    import subprocess
-
-    translate = shutil.which("pk-translate",
-                             path=os.environ.get("PK_BIN_DIR") or None)
-    cc = shutil.which("clang-22") or shutil.which("cc")
-    if translate is None or cc is None:
-        pytest.skip("pk-translate is not built (ctest sets PK_BIN_DIR)")
 
     @picokernel.kernel(dynamic=True)
     def head(x, o):
         o[...] = x[:4] + 1
 
     head(np.arange(10.0), np.empty(4))
-    source = tmp_path / "head.mlir"
-    source.write_text(head.ir.mlir)
-    header = subprocess.run([translate, "--pk-to-c-header", str(source)],
-                            capture_output=True, text=True, check=True).stdout
+    header, entry = ahead_of_time(head, "head", tmp_path)
     assert "n >= 4 */" in header, header
-    obj, lib = tmp_path / "head.o", tmp_path / "libhead.so"
-    subprocess.run([translate, "--pk-to-object", str(source), "-o", str(obj)],
-                   check=True)
-    subprocess.run([cc, "-shared", str(obj), "-o", str(lib), "-lm"], check=True)
-    entry = ctypes.CDLL(str(lib)).pk_head
-    entry.restype = ctypes.c_int
     pointer = ctypes.POINTER(ctypes.c_double)
     entry.argtypes = [ctypes.c_int64, pointer, pointer]
     for n in [4, 5, 1000]:
