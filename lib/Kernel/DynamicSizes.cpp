@@ -262,8 +262,7 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
       try {
         const Executable &compiled = variants.lookup(dynamic, [&](KeyView) {
           if (logCompiles())
-            logCompile(signatureOfKey(dynamic, paramNames),
-                       "dynamic sizes: " + reason);
+            logCompile(dynamic, "dynamic sizes: " + reason);
           {
             std::lock_guard<std::mutex> lock(patternsMutex);
             dynamicSources[dynamic] = {Key(view.begin(), view.end()), mask};

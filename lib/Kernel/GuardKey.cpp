@@ -194,6 +194,42 @@ std::string explainKeyChange(KeyView before, KeyView key,
   return reasons.empty() ? "evicted earlier" : reasons;
 }
 
+std::string describeKey(KeyView key,
+                        const std::vector<std::string> &paramNames) {
+  int64_t count = key[0] < 0 ? -1 - key[0] : key[0];
+  // Dynamic sizes are -2 - k for class k.
+  int64_t classes = 0;
+  size_t at = 1;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rank = key[at + 1];
+    for (int64_t d = 0; d < rank; ++d)
+      classes = std::max(classes, -1 - key[at + 2 + d]);
+    at += 3 + rank;
+  }
+  auto sizeName = [&](int64_t k) {
+    return classes == 1 ? std::string("n") : "n" + std::to_string(k);
+  };
+  std::string text;
+  at = 1;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rank = key[at + 1];
+    text += (i ? ", " : "") + paramName(paramNames, size_t(i)) + ": (";
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t size = key[at + 2 + d];
+      text += (d ? ", " : "") +
+              (size < 0 ? sizeName(-2 - size) : std::to_string(size));
+    }
+    text += std::string(rank == 1 ? ",) " : ") ") +
+            std::string(dtypeName(DType(key[at])));
+    at += 3 + rank;
+  }
+  // A variant's minimums follow its arrays, one per class.
+  for (int64_t k = 0; at + size_t(k) < key.size(); ++k)
+    if (key[at + k] > 2)
+      text += "; " + sizeName(k) + " >= " + std::to_string(key[at + k]);
+  return text;
+}
+
 Signature signatureOfKey(KeyView key,
                          const std::vector<std::string> &paramNames) {
   Signature signature;

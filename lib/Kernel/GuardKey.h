@@ -99,6 +99,12 @@ std::vector<KeyEntry> decodeKey(KeyView key);
 std::string explainKeyChange(KeyView before, KeyView key,
                              const std::vector<std::string> &paramNames);
 
+/// The arrays of a key as the compile log shows them (`x: (n0, 4)
+/// float32, o: (n0, 4) float32; n0 >= 4`): each dynamic size named by its
+/// class (`n` when it is the only one), then a variant's minimums.
+std::string describeKey(KeyView key,
+                        const std::vector<std::string> &paramNames);
+
 /// The signature a key was traced for.
 Signature signatureOfKey(KeyView key,
                          const std::vector<std::string> &paramNames);

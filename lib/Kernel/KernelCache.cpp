@@ -44,14 +44,9 @@ KernelCache::traceFor(const Signature &signature, mlir::MLIRContext &context,
   return tracer.finish(forGeneralizing);
 }
 
-void KernelCache::logCompile(const Signature &sig,
-                             const std::string &why) const {
-  std::string text;
-  for (const ArgSpec &arg : sig)
-    text += (text.empty() ? "" : ", ") + arg.name + ": " +
-            formatShape(arg.shape) + " " + std::string(dtypeName(arg.dtype));
-  llvm::errs() << "picokernel: compiling kernel '" << name << "' for (" << text
-               << "): " << why << "\n";
+void KernelCache::logCompile(KeyView key, const std::string &why) const {
+  llvm::errs() << "picokernel: compiling kernel '" << name << "' for ("
+               << describeKey(key, paramNames) << "): " << why << "\n";
 }
 
 /// Traces and compiles the variant for `arrays` (whose key follows
@@ -64,7 +59,7 @@ KernelCache::compile(std::span<const ArrayView> arrays,
   auto start = Clock::now();
   Signature sig = signature(arrays, aliasOf);
   if (logCompiles())
-    logCompile(sig,
+    logCompile(key,
                explainKeyChange(previous, key, paramNames) +
                    (whyStatic.empty() ? "" : "; static sizes: " + whyStatic));
   std::shared_ptr<CompileContext> context = CompileContexts::acquire();

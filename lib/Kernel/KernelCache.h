@@ -126,7 +126,8 @@ public:
     return compile;
   }
 
-  void logCompile(const Signature &sig, const std::string &why) const;
+  /// Logs a compile of the variant for `key` (PK_LOG_COMPILES).
+  void logCompile(KeyView key, const std::string &why) const;
 
   /// Traces and compiles the variant for `arrays` (whose key follows
   /// `previous`).

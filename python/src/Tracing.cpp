@@ -413,6 +413,13 @@ void bindValueProtocols(nb::class_<Value> &value) {
             return index ? v[*index] : v;
           },
           nb::arg("key").none())
+      .def("__setitem__",
+           [](const Value &, nb::handle, nb::handle) {
+             throw nb::type_error(
+                 "a traced array (a value loaded from a ref, or computed) "
+                 "cannot be assigned to: stores go to a ref with one index, "
+                 "e.g. o[-3:] = v rather than o[1:][-3:] = v");
+           })
       .def("__repr__", [](const Value &v) {
         std::string dims;
         for (int64_t d : v.shape())

@@ -150,6 +150,17 @@ def test_data_dependent_control_flow():
         branchy(f32(3), f32(3))
 
 
+def test_stores_into_a_slice_of_a_slice_say_where_stores_go():
+    @picokernel.kernel
+    def chained(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+        o_ref[1:][-3:] = x_ref[:3]
+
+    with pytest.raises(TypeError, match=r"stores go to a ref with one index, "
+                                        r"e.g. o\[-3:\] = v"):
+        chained(f32(5), f32(5))
+
+
 def test_kernel_raising_midway_leaves_a_working_kernel():
     calls = []
 
