@@ -278,9 +278,13 @@ LogicalResult Generalizer::compareSlices(SliceOp a, SliceOp b) {
       return keep(dimension->keepStatic);
     SizeExpr size = *dimension->size;
     int64_t sizeA = a.getSizes()[d], sizeB = b.getSizes()[d];
+    // (A backwards slice from the end starts that far before it.)
+    std::optional<int64_t> back = dimension->fromEnd;
     if (size.at(symbols[cls].first) != sizeA ||
         size.at(symbols[cls].second) != sizeB ||
-        (sizeA > 0 && a.getOffsets()[d] != dimension->start))
+        (sizeA > 0 &&
+         a.getOffsets()[d] != (back ? x - *back : dimension->start)) ||
+        (sizeB > 0 && back && b.getOffsets()[d] != y - *back))
       return fail("its '" + name + "' does not follow its index");
     // Equal in both traces (empty, or a step longer than both): the
     // size may still change, and cannot be told from the traces.
@@ -291,6 +295,8 @@ LogicalResult Generalizer::compareSlices(SliceOp a, SliceOp b) {
     plan.sizes.back() = size;
     plan.starts.back() = dimension->start;
     plan.steps.back() = dimension->step;
+    if (back)
+      plan.offsets.back() = dimension->offset;
     dynamic = true;
   }
   if (!dynamic)

@@ -82,7 +82,8 @@ void Generalizer::rewriteSlices() {
       }
       if (!size)
         continue;
-      offsets[d] = plan.starts[d];
+      if (!offset)
+        offsets[d] = plan.starts[d];
       sizes[d] = ShapedType::kDynamic;
       dynamicSizes.push_back(sizeValue(*size));
     }

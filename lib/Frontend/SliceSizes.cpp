@@ -130,9 +130,28 @@ FailureOr<SliceDimension> planSliceDimension(Attribute index, SizeExpr full) {
                         "from its end";
     return plan;
   }
+  // Backwards from a start counted from the end down to index 0
+  // (x[::-1], x[-3::-2]): ceil((n - c + 1) / k) elements from n - c, for
+  // every size (none where n < c).
+  if (step < 0 && !stop && start.value_or(-1) < 0 &&
+      start.value_or(-1) >= -(int64_t(1) << 62)) {
+    int64_t back = -start.value_or(-1), shift, offset, combinedStep;
+    if (!planFromEnd(plan, full, back) ||
+        llvm::MulOverflow(back - 1, full.step, shift) ||
+        llvm::AddOverflow(full.offset, shift, offset) ||
+        llvm::MulOverflow(full.step, -step, combinedStep)) {
+      plan.keepStatic = "it slices a dimension whose size varies too far "
+                        "from its end";
+      return plan;
+    }
+    plan.size = SizeExpr{full.cls, offset, combinedStep};
+    plan.step = step;
+    return plan;
+  }
   if (step < 0) {
     plan.keepStatic = "it slices a dimension whose size varies backwards "
-                      "to its start";
+                      "from a start counted from its start to a stop "
+                      "counted from its end";
     return plan;
   }
   // x[s:-t:q]: the start counts from the start, the stop from the end.

@@ -5,7 +5,8 @@
 // the start, its stop from the end) has max(0, ceil((n - s - t) / q))
 // elements for every n, however Python clamps its bounds; one of a
 // constant size starts at a constant index (`x[:4]`) or at n less a
-// constant (`x[-3:]`) in every dimension long enough: the generalizer
+// constant (`x[-3:]`) in every dimension long enough, and a reversed one
+// (`x[-c::-k]`) has ceil((n - c + 1) / k) from n - c: the generalizer
 // reads that from the index the tracer recorded (pk.index) and checks it
 // against both traces.
 //
@@ -46,7 +47,8 @@ struct SizeExpr {
 /// takes the same `fixedSize` elements of every dimension long enough to
 /// hold them; one counted from the end (`x[-3:]`, `x[-1]`) takes
 /// `fixedSize` elements from `fromEnd` before the end, an index that is
-/// the size `offset`.
+/// the size `offset`, and a reversed one (`x[::-1]`) `size` elements
+/// back from there.
 struct SliceDimension {
   std::optional<SizeExpr> size;
   std::optional<int64_t> fixedSize;

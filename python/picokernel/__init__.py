@@ -330,8 +330,8 @@ def kernel(fn=None, *, backend="cpu", **options):
     ``True`` compiles for dynamic sizes from the first call; ``False``
     compiles once per shape. Kernels whose code reads sizes (``x.shape``,
     ``len(x)``) or catches errors of its trace compile per shape whatever
-    the policy; slices whose size follows a varying size backwards
-    (``x[::-1]``) and products of a matrix with a vector keep just the
+    the policy; slices from one end to a bound counted from the other
+    (``x[-5:4]``) and products of a matrix with a vector keep just the
     sizes they involve static; slices of a constant size (``x[:4]``,
     ``x[2]``, ``x[-3:]``, ``x[-1]``) serve every size long enough to hold
     them, and each shorter size compiles for itself; on a Vulkan device

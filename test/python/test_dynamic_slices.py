@@ -4,9 +4,9 @@ bounds, long), one compile serving them all; slices of a constant size,
 with both bounds counted from the start (`x[:4]`, `x[2]`, `x[3::-1]`) or
 from the end (`x[-3:]`, `x[-1]`, `x[:-3:-1]`), serve every size large
 enough to hold them from one compile, and each shorter size from its own;
-slices whose size follows the dimension's backwards (`x[::-1]`) or that
-start from the end and stop from the start (`x[-5:4]`) keep their
-dimension static, and still agree with NumPy."""
+slices backwards from the end to the start (`x[::-1]`, `x[-3::-2]`) serve
+every size; slices that start from one end and stop from the other (`x[-5:4]`,
+`x[4:-4:-1]`) keep their dimension static, and still agree with NumPy."""
 
 import itertools
 
@@ -28,10 +28,11 @@ def slice_text(start, stop, step):
 
 def follows_the_end(start, stop, step):
     """Whether the slice's length follows the dimension's (start counted
-    from the start, stop from the end, forwards): those take dynamic
-    sizes."""
-    return (step > 0 and (start is None or start >= 0)
-            and (stop is None or stop < 0))
+    from the start, stop from the end, forwards; or backwards from the end
+    to the start): those take dynamic sizes."""
+    return ((step > 0 and (start is None or start >= 0)
+             and (stop is None or stop < 0))
+            or (step < 0 and (start is None or start < 0) and stop is None))
 
 
 def constant_minimum(start, stop, step):
@@ -338,6 +339,25 @@ def test_slices_from_the_end_serve_every_long_size():
         np.testing.assert_array_equal(p, expected, err_msg=f"{m}x{n}")
     assert ends.cache_info().misses == 1
     assert "pk.slice_size" in ends.ir.mlir
+
+
+def test_reversed_dimensions_serve_every_size():
+    """`x[::-1]` and `x[-2::-3]` of every size (0 and 1 included, which are
+    part of the key), in loads and stores, one compile for sizes from 2."""
+    @picokernel.kernel(dynamic=True)
+    def flipped(x, o):
+        o[...] = x[::-1, ::-1] - x[...]
+        o[-2::-3, 1] = x[-2::-3, 0] * 3
+
+    for m, n in [(3, 5), (4, 7), (9, 2), (31, 100), (2, 2)]:
+        x = np.random.default_rng(m).standard_normal((m, n))
+        o = np.empty((m, n))
+        flipped(x, o)
+        expected = x[::-1, ::-1] - x
+        expected[-2::-3, 1] = x[-2::-3, 0] * 3
+        np.testing.assert_array_equal(o, expected, err_msg=f"{m}x{n}")
+    # (2, 2): one size for both dimensions.
+    assert flipped.cache_info().misses == 2
 
 
 def test_a_first_size_too_short_for_a_slice_leaves_longer_ones_dynamic():

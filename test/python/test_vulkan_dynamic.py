@@ -149,6 +149,24 @@ def test_slices_of_a_constant_size(rng):
     assert misses(ends) == 1
 
 
+def test_reversed_dimensions(rng):
+    """x[::-1, ::-2] reads backwards from the end of sizes known at
+    dispatch."""
+    @gpu
+    def flipped(x, o):
+        o[...] = x[...]
+        o[:, ::-2] = x[::-1, ::-2] * 2
+
+    for m, n in [(4, 5), (9, 70), (1001, 3), (5, 1000)]:
+        x = rng.standard_normal((m, n)).astype(np.float32)
+        o = np.empty((m, n), np.float32)
+        flipped(x, o)
+        expected = x.copy()
+        expected[:, ::-2] = x[::-1, ::-2] * 2
+        np.testing.assert_array_equal(o, expected)
+    assert misses(flipped) == 1
+
+
 def test_in_place_aliasing_and_views(rng):
     @gpu
     def update(x, o):

@@ -6,8 +6,8 @@
 // only in sizes that are exactly an input size (or a slice's, or counts of
 // elements such as a mean's divisor), those sizes become `?`; anything else
 // that depends on the sizes (an operation that takes no dynamic sizes yet, a
-// slice whose size follows a dimension backwards) keeps the kernel static,
-// with the reason.
+// slice from one end to a bound counted from the other) keeps the kernel
+// static, with the reason.
 //
 //===----------------------------------------------------------------------===//
 

@@ -4,6 +4,7 @@
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineMap.h"
@@ -27,7 +28,8 @@ namespace {
 struct ForwardSlice {
   SmallVector<OpFoldResult> offsets, sizes, strides;
   /// For each dimension of the slice value (after dropped dimensions), the
-  /// number of elements when it walks backwards, or 0.
+  /// number of elements when it walks backwards (dynamic: ShapedType's
+  /// kDynamic), or 0.
   SmallVector<int64_t> reversedSizes;
   /// The full-rank tensor type of the slice.
   RankedTensorType fullType;
@@ -37,7 +39,9 @@ struct ForwardSlice {
   bool dropsDimensions = false;
 
   bool anyReversed() const {
-    return llvm::any_of(reversedSizes, [](int64_t size) { return size > 1; });
+    return llvm::any_of(reversedSizes, [](int64_t size) {
+      return size > 1 || ShapedType::isDynamic(size);
+    });
   }
 };
 
@@ -55,9 +59,10 @@ ForwardSlice forwardSlice(OpBuilder &builder, Location loc, SliceOp op,
   ReassociationIndices pending;
   for (auto [d, mixedOffset, size, stride, mixedSize] : llvm::enumerate(
            mixedOffsets, op.getSizes(), op.getStrides(), mixedSizes)) {
-    // Dynamic sizes walk forwards (the verifier checks it).
+    // Dynamic sizes walk forwards, or backwards from an offset counted
+    // from the end (the verifier checks it).
     bool dynamic = ShapedType::isDynamic(size);
-    bool backwards = !dynamic && stride < 0 && size > 0;
+    bool backwards = stride < 0 && (dynamic || size > 0);
     pending.push_back(d);
     // Same greedy matching of kept dimensions as the verifier.
     if (kept < sliceShape.size() && sliceShape[kept] == size) {
@@ -66,10 +71,30 @@ ForwardSlice forwardSlice(OpBuilder &builder, Location loc, SliceOp op,
       pending.clear();
       ++kept;
     }
-    if (dynamic) {
+    if (dynamic && !backwards) {
       slice.offsets.push_back(mixedOffset);
       slice.sizes.push_back(mixedSize);
       slice.strides.push_back(builder.getIndexAttr(stride));
+      continue;
+    }
+    if (dynamic) {
+      // From its last index, offset + (size - 1) * stride (0 when empty).
+      auto constant = [&](int64_t value) {
+        return arith::ConstantIndexOp::create(builder, loc, value).getResult();
+      };
+      Value count = cast<Value>(mixedSize);
+      Value span = arith::MulIOp::create(
+          builder, loc, arith::SubIOp::create(builder, loc, count, constant(1)),
+          constant(stride));
+      Value last =
+          arith::AddIOp::create(builder, loc, cast<Value>(mixedOffset), span);
+      Value empty = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::eq, count, constant(0));
+      slice.offsets.push_back(
+          arith::SelectOp::create(builder, loc, empty, constant(0), last)
+              .getResult());
+      slice.sizes.push_back(mixedSize);
+      slice.strides.push_back(builder.getIndexAttr(-stride));
       continue;
     }
     // An empty slice may start anywhere in pk; tensor slices want bounds.
@@ -101,9 +126,53 @@ ForwardSlice forwardSlice(OpBuilder &builder, Location loc, SliceOp op,
   return slice;
 }
 
-/// `value` with dimension d read backwards wherever reversedSizes[d] > 1.
+/// `value` with the dimensions `reversed` marks read backwards, where one
+/// of them has a dynamic size: each element gathered from index
+/// `size - 1 - i` of its dimension (linalg's maps take no sizes). Loops
+/// over it load backwards consecutively, which LLVM vectorizes.
+Value gatherReversed(OpBuilder &builder, Location loc, Value value,
+                     ArrayRef<bool> reversed) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<Value> dynamicSizes, lastIndices;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    Value size = tensor::DimOp::create(builder, loc, value, d);
+    if (type.isDynamicDim(d))
+      dynamicSizes.push_back(size);
+    lastIndices.push_back(arith::SubIOp::create(
+        builder, loc, size, arith::ConstantIndexOp::create(builder, loc, 1)));
+  }
+  Value init = tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                       type.getElementType(), dynamicSizes);
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  auto gather = linalg::GenericOp::create(
+      builder, loc, type, ValueRange(), ValueRange{init},
+      ArrayRef<AffineMap>{builder.getMultiDimIdentityMap(type.getRank())},
+      iterators, [&](OpBuilder &body, Location at, ValueRange) {
+        SmallVector<Value> indices;
+        for (int64_t d = 0; d < type.getRank(); ++d) {
+          Value index = linalg::IndexOp::create(body, at, d);
+          indices.push_back(reversed[d] ? arith::SubIOp::create(
+                                              body, at, lastIndices[d], index)
+                                              .getResult()
+                                        : index);
+        }
+        Value element = tensor::ExtractOp::create(body, at, value, indices);
+        linalg::YieldOp::create(body, at, element);
+      });
+  return gather.getResult(0);
+}
+
+/// `value` with dimension d read backwards wherever reversedSizes[d] > 1
+/// (or is dynamic).
 Value reverseDimensions(OpBuilder &builder, Location loc, Value value,
                         ArrayRef<int64_t> reversedSizes) {
+  if (llvm::any_of(reversedSizes, ShapedType::isDynamic)) {
+    SmallVector<bool> reversed;
+    for (int64_t size : reversedSizes)
+      reversed.push_back(size > 1 || ShapedType::isDynamic(size));
+    return gatherReversed(builder, loc, value, reversed);
+  }
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<AffineExpr> exprs;
   for (auto [d, size] : llvm::enumerate(reversedSizes)) {

@@ -112,3 +112,23 @@ pk.kernel @from_the_end(%x: !pk.ref<?xf32>, %o: !pk.ref<2xf32>, %p: !pk.ref<2xf3
   pk.store %2, %p : tensor<2xf32> -> !pk.ref<2xf32>
   pk.return
 }
+
+// -----
+
+// x[::-1] of a dynamic size: the forward slice from its last index (0 when
+// empty), then each element gathered from n - 1 - i.
+// CHECK-LABEL: func.func @reversed
+// CHECK: %[[FIRST:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK: %[[S:.*]] = tensor.extract_slice %{{.*}}[%[[FIRST]]] [%{{.*}}] [1] : tensor<?xf32> to tensor<?xf32>
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?xf32>)
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[J:.*]] = arith.subi %{{.*}}, %[[I]] : index
+// CHECK: tensor.extract %[[S]][%[[J]]] : tensor<?xf32>
+pk.kernel @reversed(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %n1 = pk.slice_size %n offset 1 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %r = pk.extract_slice %v offsets [%n1] sizes [%n] strides [-1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %r, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}

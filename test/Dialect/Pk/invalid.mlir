@@ -323,7 +323,7 @@ pk.kernel @dim_out_of_range(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
 // -----
 
 func.func @dynamic_slice_backwards(%x: tensor<?xf32>, %n: index) {
-  // expected-error@+1 {{'pk.extract_slice' op dimension 0 has a dynamic size: it must walk forwards}}
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 has a dynamic size from a constant offset: it must walk forwards}}
   %0 = pk.extract_slice %x offsets [4] sizes [%n] strides [-1] : tensor<?xf32> -> tensor<?xf32>
   return
 }
@@ -354,10 +354,10 @@ func.func @dynamic_offset_values(%x: tensor<?xf32>) {
 
 // -----
 
-// x[-3:] takes 3 elements; a slice from the end whose size follows the
-// dimension's (x[-3::-1]) is not one.
+// From the end, a slice takes a constant size (x[-3:]) or walks back to
+// the start (x[::-1]); x[-3:] with the size of x[3:] is neither.
 func.func @dynamic_offset_and_size(%x: tensor<?xf32>, %n: index) {
-  // expected-error@+1 {{'pk.extract_slice' op dimension 0 starts at an index counted from the end: its size must be a constant}}
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 starts at an index counted from the end and has a dynamic size: it must walk backwards}}
   %0 = pk.extract_slice %x offsets [%n] sizes [%n] strides [1] : tensor<?xf32> -> tensor<?xf32>
   return
 }
@@ -394,6 +394,20 @@ pk.kernel @slice_from_too_far(%x: !pk.ref<?xf32>, %o: !pk.ref<2xf32>) {
   // expected-error@+1 {{'pk.extract_slice' op dimension 0 takes 2 elements from 9223372036854775807 before the end with stride -9223372036854775807: its array would have too many elements to count}}
   %s = pk.extract_slice %v offsets [%m] sizes [2] strides [-9223372036854775807] : tensor<?xf32> -> tensor<2xf32>
   pk.store %s, %o : tensor<2xf32> -> !pk.ref<2xf32>
+  pk.return
+}
+
+// -----
+
+// x[-2::-1] of n elements has n - 1 (pk.slice_size %n offset 1 step 1),
+// not n.
+pk.kernel @backwards_past_the_start(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 2 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  // expected-error@+1 {{'pk.extract_slice' op dimension 0 may read outside the array for some sizes: its count (of the indices from 0, 1 apart, of a size the caller gives) must count no more than the slice has room for (indices from at least 1, at least 1 apart)}}
+  %s = pk.extract_slice %v offsets [%m] sizes [%n] strides [-1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %s, %o : tensor<?xf32> -> !pk.ref<?xf32>
   pk.return
 }
 

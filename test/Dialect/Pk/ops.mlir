@@ -369,6 +369,27 @@ pk.kernel @slices_from_the_end(%x: !pk.ref<?xf32>, %o: !pk.ref<3xf32>, %p: !pk.r
   pk.return
 }
 
+// Backwards from the end to the start (x[::-1], x[-3::-2]): a dynamic
+// offset and a dynamic size.
+// CHECK-LABEL: pk.kernel @reversed
+// CHECK: pk.extract_slice %{{.*}} offsets [%{{.*}}] sizes [%{{.*}}] strides [-1] : tensor<?xf32> -> tensor<?xf32>
+// CHECK: pk.extract_slice %{{.*}} offsets [%{{.*}}] sizes [%{{.*}}] strides [-2] : tensor<?xf32> -> tensor<?xf32>
+pk.kernel @reversed(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>, %p: !pk.ref<?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %n1 = pk.slice_size %n offset 1 step 1
+  %n3 = pk.slice_size %n offset 3 step 1
+  %h = pk.slice_size %n offset 2 step 2
+  %p3 = pk.dim %p[0] : !pk.ref<?xf32>
+  %0 = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %1 = pk.extract_slice %0 offsets [%n1] sizes [%n] strides [-1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %1, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  %2 = pk.extract_slice %0 offsets [%n3] sizes [%h] strides [-2] : tensor<?xf32> -> tensor<?xf32>
+  %3 = pk.load %p : !pk.ref<?xf32> -> tensor<?xf32>
+  %4 = pk.insert_slice %2 into %3 offsets [0] sizes [%h] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %4, %p : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}
+
 // A mean over a dimension that varies divides by its count.
 // CHECK-LABEL: pk.kernel @dynamic_mean
 // CHECK: %[[N:.*]] = pk.dim %{{.*}}[1] : !pk.ref<?x?xf32>

@@ -95,6 +95,10 @@ private:
   LogicalResult checkSlice(Operation *op, Value full, ArrayRef<int64_t> offsets,
                            ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
                            ValueRange dynamicOffsets, ValueRange dynamicSizes);
+  /// How far before the end of dimension `d` (of size `whole`) the
+  /// dynamic offset `start` is, checking that it counts from there.
+  FailureOr<int64_t> startFromEnd(Operation *op, size_t d, Derivation whole,
+                                  Value start);
   /// Checks a constant-size slice of a dimension that varies, from `start`
   /// (a value counted from the end) or offset `offset`, and records the
   /// least size it needs.
@@ -236,6 +240,26 @@ std::optional<Derivation> SizeAnalysis::derivationOf(SliceSizeOp count,
   return base->slice(count.getOffset(), count.getStep());
 }
 
+FailureOr<int64_t> SizeAnalysis::startFromEnd(Operation *op, size_t d,
+                                              Derivation whole, Value start) {
+  // The size sliced less `back`: the dimension's indices from `back` on.
+  auto count = start.getDefiningOp<SliceSizeOp>();
+  std::optional<Derivation> from =
+      count ? derivationOf(count, 0) : derivationOf({start, 0});
+  if (!from)
+    return op->emitOpError() << "dimension " << d
+                             << " starts at an index that no parameter's size "
+                                "gives";
+  unifier.uniteKeys(whole.base, from->base);
+  int64_t shift = from->offset - whole.offset;
+  if (from->step != whole.step || shift <= 0 || shift % whole.step != 0)
+    return op->emitOpError()
+           << "dimension " << d
+           << " must start at an index counted from the end of the "
+              "dimension it slices (its size less a constant)";
+  return shift / whole.step;
+}
+
 LogicalResult SizeAnalysis::checkConstantSize(Operation *op, size_t d,
                                               Value full, int64_t offset,
                                               Value start, int64_t size,
@@ -249,23 +273,10 @@ LogicalResult SizeAnalysis::checkConstantSize(Operation *op, size_t d,
   int64_t span = (size - 1) * stride;
   if (!start)
     return requireIndex(op, d, *whole, offset + std::max<int64_t>(0, span));
-  // A start counted from the end: the size sliced less `back`, the
-  // dimension's indices from `back` on.
-  auto count = start.getDefiningOp<SliceSizeOp>();
-  std::optional<Derivation> from =
-      count ? derivationOf(count, 0) : derivationOf({start, 0});
-  if (!from)
-    return op->emitOpError() << "dimension " << d
-                             << " starts at an index that no parameter's size "
-                                "gives";
-  unifier.uniteKeys(whole->base, from->base);
-  int64_t shift = from->offset - whole->offset;
-  if (from->step != whole->step || shift <= 0 || shift % whole->step != 0)
-    return op->emitOpError()
-           << "dimension " << d
-           << " must start at an index counted from the end of the "
-              "dimension it slices (its size less a constant)";
-  int64_t back = shift / whole->step;
+  FailureOr<int64_t> fromEnd = startFromEnd(op, d, *whole, start);
+  if (failed(fromEnd))
+    return failure();
+  int64_t back = *fromEnd;
   if (std::max<int64_t>(0, span) >= back)
     return op->emitOpError()
            << "dimension " << d << " takes " << size << " elements from "
@@ -316,8 +327,18 @@ SizeAnalysis::checkSlice(Operation *op, Value full, ArrayRef<int64_t> offsets,
     unifier.uniteKeys(whole->base, taken->base);
     // The last index taken, offset + (count - 1) * stride, lies inside the
     // dimension when the count's indices start no earlier than the slice's
-    // and lie at least as far apart.
-    std::optional<Derivation> room = whole->slice(offsets[d], strides[d]);
+    // and lie at least as far apart; backwards from `back` before the end
+    // (the verifier checked the direction), it counts no more of them than
+    // the indices from `back - 1` on (down to index 0).
+    std::optional<Derivation> room;
+    if (start) {
+      FailureOr<int64_t> back = startFromEnd(op, d, *whole, start);
+      if (failed(back))
+        return failure();
+      room = whole->slice(*back - 1, -strides[d]);
+    } else {
+      room = whole->slice(offsets[d], strides[d]);
+    }
     if (!room || taken->step < room->step || taken->offset < room->offset)
       return op->emitOpError()
              << "dimension " << d << " may read outside the array for some "

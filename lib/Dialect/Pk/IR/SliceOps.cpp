@@ -40,22 +40,24 @@ OpFoldResult SliceSizeOp::fold(FoldAdaptor) {
 /// checks against the dimension's) or a constant one, whose indices are
 /// inside the dimension when it has enough elements (a minimum size the
 /// caller checks: computeSizeClasses). A dynamic offset (counted from the
-/// end, which verifySizeClasses checks) takes a constant size.
+/// end, which verifySizeClasses checks) takes a constant size, or walks
+/// backwards with a dynamic one (`x[::-1]`).
 static LogicalResult verifyDynamicDimension(Operation *op, size_t d,
                                             int64_t offset, int64_t size,
                                             int64_t stride, bool dynamicSize) {
   bool dynamicOffset = ShapedType::isDynamic(offset);
-  if (dynamicOffset && dynamicSize)
+  if (dynamicOffset && dynamicSize && stride > 0)
     return op->emitOpError()
            << "dimension " << d
-           << " starts at an index counted from the end: its size must be a "
-              "constant";
+           << " starts at an index counted from the end and has a dynamic "
+              "size: it must walk backwards";
   if (!dynamicOffset && offset < 0)
     return op->emitOpError() << "dimension " << d << " starts at index "
                              << offset << ", before the array";
-  if (dynamicSize && stride < 0)
-    return op->emitOpError()
-           << "dimension " << d << " has a dynamic size: it must walk forwards";
+  if (!dynamicOffset && dynamicSize && stride < 0)
+    return op->emitOpError() << "dimension " << d
+                             << " has a dynamic size from a constant offset: "
+                                "it must walk forwards";
   int64_t span, last;
   if (dynamicSize || size == 0)
     return success();

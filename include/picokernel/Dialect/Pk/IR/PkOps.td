@@ -275,7 +275,9 @@ def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
     (`n - 3` of a dimension of `n` elements is
     `pk.slice_size %n offset 3 step 1`), whose slice must end before the
     end; the dimension needs at least the elements from its first index
-    read to the end.
+    read to the end. From such an offset, a slice of a dynamic size walks
+    backwards (`x[::-1]` of `n` elements takes `n` from `n - 1`), counting
+    no more indices than lie between its offset and index 0.
 
     ```mlir
     %0 = pk.extract_slice %x offsets [1] sizes [2] strides [1]
@@ -288,6 +290,8 @@ def Pk_ExtractSliceOp : Pk_Op<"extract_slice", [Pure,
         : tensor<?xf32> -> tensor<f32>
     %4 = pk.extract_slice %v offsets [%m3] sizes [3] strides [1]
         : tensor<?xf32> -> tensor<3xf32>
+    %5 = pk.extract_slice %v offsets [%m1] sizes [%n] strides [-1]
+        : tensor<?xf32> -> tensor<?xf32>
     ```
   }];
   let arguments = (ins Pk_Tensor:$source, Variadic<Index>:$dynamic_offsets,
