@@ -413,18 +413,6 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
                                "blocked by its length, for NumPy's "
                                "accuracy)");
     }
-    // Products with a vector are vectorized for static sizes only: their
-    // loop nest would run several times slower.
-    if (auto matmul = dyn_cast<MatmulOp>(op);
-        matmul && (matmul.getLhs().getType().getRank() == 1 ||
-                   matmul.getRhs().getType().getRank() == 1))
-      for (Value operand : op->getOperands())
-        for (int64_t d = 0;
-             d < cast<RankedTensorType>(operand.getType()).getRank(); ++d)
-          if (std::optional<int64_t> n = classSize(operand, d))
-            keepSizeStatic(*n, "it multiplies a matrix and a vector (such "
-                               "products are vectorized for static sizes "
-                               "only)");
     if (takesDynamicSizes(op))
       continue;
     bool dynamic =

@@ -71,11 +71,16 @@ struct LowerLinalgToLoopsPass
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
+    MLIRContext *context = &getContext();
     auto noUnroll = LLVM::LoopAnnotationAttr::get(
-        &getContext(), {}, {}, {},
-        LLVM::LoopUnrollAttr::get(&getContext(), rewriter.getBoolAttr(true), {},
-                                  {}, {}, {}, {}, {}),
+        context, {}, {}, {},
+        LLVM::LoopUnrollAttr::get(context, rewriter.getBoolAttr(true), {}, {},
+                                  {}, {}, {}, {}),
         {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+    auto oneVectorPerStep = LLVM::LoopAnnotationAttr::get(
+        context, {}, {},
+        LLVM::LoopInterleaveAttr::get(context, rewriter.getI32IntegerAttr(1)),
+        {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
     for (linalg::LinalgOp op : ops) {
       // Inside a parallel loop (a tile of rows) the loops stay serial:
       // OpenMP would run a nested parallel region on one thread anyway.
@@ -102,6 +107,13 @@ struct LowerLinalgToLoopsPass
       if (loops->size() > 1)
         for (Operation *loop : ArrayRef<Operation *>(*loops).drop_back())
           loop->setAttr(kLoopAnnotation, noUnroll);
+      // LLVM interleaves a loop of unknown length 2-4 times (32-64 floats a
+      // step with AVX-512), so rows shorter than that (a 64x65 stencil's)
+      // run wholly in its scalar remainder. An elementwise loop is memory
+      // bound on long rows: one vector a step costs nothing there.
+      if (!loops->empty() && op.getNumReductionLoops() == 0 &&
+          ShapedType::isDynamic(op.getStaticLoopRanges().back()))
+        loops->back()->setAttr(kLoopAnnotation, oneVectorPerStep);
       if (parallel && !loops->empty())
         makeParallel(rewriter, cast<scf::ForOp>(loops->front()));
       else if (mayBeParallel && dynamic && !loops->empty())

@@ -3,6 +3,7 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "IterationCount.h"
+#include "RunTimeChoice.h"
 #include "Tiling.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -14,10 +15,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-
-#include <functional>
 
 namespace mlir::pk {
 #define GEN_PASS_DEF_PKPACKMATMUL
@@ -207,18 +205,6 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed,
   packed.packedLinalgOp = cast<linalg::LinalgOp>(replacement.getOperation());
 }
 
-/// The size of `op`'s loop dimension `dim`, read from its first operand
-/// that has it (an input: its init may be copied, see chooseAtRunTime).
-Value loopSize(OpBuilder &builder, linalg::LinalgOp op, unsigned dim) {
-  Value operand;
-  unsigned operandDim = 0;
-  if (failed(op.mapIterationSpaceDimToOperandDim(dim, operand, operandDim)))
-    llvm_unreachable("a contraction's loop dimension indexes an operand");
-  Location loc = op.getLoc();
-  return getValueOrCreateConstantIndexOp(
-      builder, loc, tensor::getMixedSize(builder, loc, operand, operandDim));
-}
-
 /// Whether `op` (a matmul with dynamic sizes) fillsTiles and has at least
 /// `minIterations` multiply-adds, computed before it.
 Value shouldPack(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -233,16 +219,16 @@ Value shouldPack(RewriterBase &rewriter, linalg::LinalgOp op,
     return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, size,
                                  constant(least));
   };
-  Value m = loopSize(rewriter, op, dims.m.front());
-  Value n = loopSize(rewriter, op, dims.n.front());
-  Value k = loopSize(rewriter, op, dims.k.front());
+  Value m = mlir::pk::loopSize(rewriter, op, dims.m.front());
+  Value n = mlir::pk::loopSize(rewriter, op, dims.n.front());
+  Value k = mlir::pk::loopSize(rewriter, op, dims.k.front());
   Value twiceN = arith::MulIOp::create(rewriter, loc, n, constant(2));
   // Batches x M x N at least minIterations / K (rounded up): C fits in
   // memory, so that product does not overflow where B x M x N x K might.
   Value outputs = arith::MulIOp::create(rewriter, loc, m, n);
   for (unsigned b : dims.batch)
     outputs = arith::MulIOp::create(rewriter, loc, outputs,
-                                    loopSize(rewriter, op, b));
+                                    mlir::pk::loopSize(rewriter, op, b));
   Value positiveK = arith::MaxSIOp::create(rewriter, loc, k, constant(1));
   Value needed = arith::CeilDivSIOp::create(rewriter, loc,
                                             constant(minIterations), positiveK);
@@ -254,94 +240,6 @@ Value shouldPack(RewriterBase &rewriter, linalg::LinalgOp op,
   return arith::AndIOp::create(rewriter, loc, fills, large);
 }
 
-/// The single elementwise consumer of `op`'s result whose other operands
-/// are all defined before `op` (so that both can move to where `op` is);
-/// null if there is none.
-linalg::GenericOp movableConsumer(linalg::LinalgOp op) {
-  Value result = op->getResult(0);
-  if (!result.hasOneUse())
-    return {};
-  auto consumer = dyn_cast<linalg::GenericOp>(*result.user_begin());
-  if (!consumer || !linalg::isElementwise(consumer) ||
-      !consumer.hasPureTensorSemantics() ||
-      consumer->getBlock() != op->getBlock())
-    return {};
-  // (A new tensor is copied where it is used, see chooseAtRunTime: its
-  // sizes must be defined before.)
-  std::function<bool(Value)> isBefore = [&](Value value) {
-    Operation *def = value.getDefiningOp();
-    if (!def || def->getBlock() != op->getBlock() || def->isBeforeInBlock(op))
-      return true;
-    return isa<tensor::EmptyOp>(def) &&
-           llvm::all_of(def->getOperands(), isBefore);
-  };
-  for (Value operand : consumer->getOperands())
-    if (operand != result && !isBefore(operand))
-      return {};
-  return consumer;
-}
-
-/// Replaces `op` (a matmul with dynamic sizes) and its movableConsumer by a
-/// choice made at run time (`condition`) between two copies of them, whose
-/// products are returned (then, else). New tensors and fills of them that
-/// the copies start from are copied too, so that each branch computes in a
-/// tensor of its own (which pk-compute-in-place then places in the caller's
-/// buffer); a packed product's slice then feeds its consumer without a
-/// copy.
-std::pair<linalg::LinalgOp, linalg::LinalgOp>
-chooseAtRunTime(RewriterBase &rewriter, linalg::LinalgOp op, Value condition) {
-  Location loc = op.getLoc();
-  SmallVector<Operation *> moved = {op};
-  if (linalg::GenericOp consumer = movableConsumer(op))
-    moved.push_back(consumer);
-  Operation *last = moved.back();
-  rewriter.setInsertionPoint(op);
-  auto choice = scf::IfOp::create(rewriter, loc, last->getResultTypes(),
-                                  condition, /*addThenBlock=*/true,
-                                  /*addElseBlock=*/true);
-  SmallVector<Operation *> starts;
-  auto copyInto = [&](Block *block) {
-    rewriter.setInsertionPointToStart(block);
-    IRMapping mapping;
-    // Copies a new tensor, or a fill of one, that `value` is.
-    auto copyStart = [&](Value value) {
-      Operation *def = value.getDefiningOp();
-      auto fill = dyn_cast_or_null<linalg::FillOp>(def);
-      if (fill && !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
-        return;
-      if (!fill && !isa_and_nonnull<tensor::EmptyOp>(def))
-        return;
-      for (Operation *start :
-           {fill ? fill.getOutputs()[0].getDefiningOp() : nullptr, def}) {
-        if (!start || mapping.contains(start->getResult(0)))
-          continue;
-        rewriter.clone(*start, mapping);
-        if (!llvm::is_contained(starts, start))
-          starts.push_back(start);
-      }
-    };
-    for (Operation *original : moved) {
-      for (Value init :
-           cast<DestinationStyleOpInterface>(original).getDpsInits())
-        copyStart(init);
-      rewriter.clone(*original, mapping);
-    }
-    scf::YieldOp::create(rewriter, loc, mapping.lookup(last->getResult(0)));
-    return cast<linalg::LinalgOp>(mapping.lookup(op.getOperation()));
-  };
-  linalg::LinalgOp first = copyInto(choice.thenBlock());
-  linalg::LinalgOp second = copyInto(choice.elseBlock());
-  rewriter.replaceOp(last, choice.getResults());
-  for (Operation *original : llvm::reverse(moved))
-    if (original != last)
-      rewriter.eraseOp(original);
-  // The originals of the copied starts, fills before their tensors.
-  for (Operation *start : llvm::reverse(starts))
-    if (start->use_empty())
-      rewriter.eraseOp(start);
-  return {first, second};
-}
-
 /// Whether the register tiles divide the rows and columns of `op`'s C.
 Value tilesDivide(RewriterBase &rewriter, linalg::LinalgOp op,
                   const linalg::ContractionDimensions &dims, int64_t rows,
@@ -351,7 +249,7 @@ Value tilesDivide(RewriterBase &rewriter, linalg::LinalgOp op,
   auto divides = [&](unsigned dim, int64_t tile) -> Value {
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value rest = arith::RemSIOp::create(
-        rewriter, loc, loopSize(rewriter, op, dim),
+        rewriter, loc, mlir::pk::loopSize(rewriter, op, dim),
         arith::ConstantIndexOp::create(rewriter, loc, tile));
     return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, rest,
                                  zero);
@@ -399,11 +297,11 @@ struct PackMatmulPass
       // packed product writes C itself where the tiles divide it, else a
       // padded copy.
       linalg::ContractionDimensions dims = *linalg::inferContractionDims(op);
-      auto [packed, plain] = chooseAtRunTime(
+      auto [packed, plain] = mlir::pk::chooseAtRunTime(
           rewriter, op,
           shouldPack(rewriter, op, dims, rows, columns, kBlock, minIterations));
       updateInPlace(rewriter, plain->getResult(0));
-      auto [divided, padded] = chooseAtRunTime(
+      auto [divided, padded] = mlir::pk::chooseAtRunTime(
           rewriter, packed, tilesDivide(rewriter, packed, dims, rows, columns));
       if (failed(packInTiles(rewriter, divided, rows, columns, true)) ||
           failed(packInTiles(rewriter, padded, rows, columns, false)))

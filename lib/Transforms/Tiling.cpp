@@ -26,8 +26,15 @@ int64_t hostVectorBits() {
 FailureOr<scf::SCFTilingResult> tileInto(RewriterBase &rewriter, Operation *op,
                                          ArrayRef<int64_t> sizes,
                                          scf::SCFTilingOptions::LoopType type) {
+  return tileInto(rewriter, op, getAsIndexOpFoldResult(op->getContext(), sizes),
+                  type);
+}
+
+FailureOr<scf::SCFTilingResult> tileInto(RewriterBase &rewriter, Operation *op,
+                                         ArrayRef<OpFoldResult> sizes,
+                                         scf::SCFTilingOptions::LoopType type) {
   scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
+  options.setTileSizes(sizes);
   options.setLoopType(type);
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> tiled =

@@ -26,6 +26,10 @@ int64_t hostVectorBits();
 FailureOr<scf::SCFTilingResult> tileInto(RewriterBase &rewriter, Operation *op,
                                          ArrayRef<int64_t> sizes,
                                          scf::SCFTilingOptions::LoopType type);
+/// The same with sizes known at run time (a dynamic size must not be 0).
+FailureOr<scf::SCFTilingResult> tileInto(RewriterBase &rewriter, Operation *op,
+                                         ArrayRef<OpFoldResult> sizes,
+                                         scf::SCFTilingOptions::LoopType type);
 
 /// The size of the fewest equal chunks of `range` at most `most` long (the
 /// last may be shorter).

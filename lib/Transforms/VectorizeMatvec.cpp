@@ -3,7 +3,11 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "IterationCount.h"
+#include "RunTimeChoice.h"
 #include "Tiling.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -41,8 +45,8 @@ struct Matvec {
 /// `op` as a matrix-vector product whose matrix rows are contiguous
 /// (its last indexing dimension is the matrix's column), if it is one.
 std::optional<Matvec> matchMatvec(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() ||
-      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
     return std::nullopt;
   Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   if (!element.isIntOrFloat() || element.isInteger(1))
@@ -69,6 +73,51 @@ std::optional<Matvec> matchMatvec(linalg::LinalgOp op) {
   return matvec;
 }
 
+/// Makes every tile of `loop` (from tileInto, counting from 0) whole: the
+/// bound of each tile's size by what is left of the loop's range (an
+/// affine.min of the loop's step and the rest) becomes the step itself.
+/// Right only where the caller knows that the step divides the range (a
+/// part split off at a multiple of it), which dynamic sizes hide; the
+/// tiles then get static shapes, which vectorize.
+void assumeWholeTiles(RewriterBase &rewriter, LoopLikeOpInterface loop) {
+  std::optional<SmallVector<Value>> ivs = loop.getLoopInductionVars();
+  std::optional<SmallVector<OpFoldResult>> steps = loop.getLoopSteps();
+  if (!ivs || !steps)
+    return;
+  SmallVector<affine::AffineMinOp> bounds;
+  for (Region *region : loop.getLoopRegions())
+    for (Operation &op : region->getOps())
+      if (auto min = dyn_cast<affine::AffineMinOp>(op))
+        bounds.push_back(min);
+  for (affine::AffineMinOp min : bounds)
+    for (auto [iv, step] : llvm::zip(*ivs, *steps)) {
+      std::optional<int64_t> tile = getConstantIntValue(step);
+      bool boundsTile =
+          tile && llvm::is_contained(min.getOperands(), iv) &&
+          llvm::any_of(min.getMap().getResults(), [&](AffineExpr result) {
+            auto constant = dyn_cast<AffineConstantExpr>(result);
+            return constant && constant.getValue() == *tile;
+          });
+      if (!boundsTile)
+        continue;
+      rewriter.setInsertionPoint(min);
+      rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(min, *tile);
+      break;
+    }
+}
+
+/// Canonicalizes the ops in `root`'s regions (tiles' slices of constant
+/// sizes become static).
+LogicalResult canonicalizeIn(Operation *root) {
+  MLIRContext *context = root->getContext();
+  RewritePatternSet patterns(context);
+  for (Dialect *dialect : context->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : context->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, context);
+  return applyPatternsGreedily(root, std::move(patterns));
+}
+
 struct VectorizeMatvecPass
     : public mlir::pk::impl::PkVectorizeMatvecBase<VectorizeMatvecPass> {
   using PkVectorizeMatvecBase::PkVectorizeMatvecBase;
@@ -90,7 +139,8 @@ struct VectorizeMatvecPass
           std::max<int64_t>(1, bits / element.getIntOrFloatBitWidth());
       // Products shorter than one vector tile keep their loop nest.
       SmallVector<int64_t> ranges = named.getStaticLoopRanges();
-      if (ranges[matvec.column()] < 4 * lanes)
+      if (!ShapedType::isDynamic(ranges[matvec.column()]) &&
+          ranges[matvec.column()] < 4 * lanes)
         continue;
       // Generic, so that the tiles' unit dimensions fold away.
       linalg::LinalgOp op = named;
@@ -104,28 +154,66 @@ struct VectorizeMatvecPass
         }
         op = *generic;
       }
-      bool parallel = parallelThreshold > 0 &&
-                      mlir::pk::iterationCount(op) >= parallelThreshold;
-      if (failed(matvec.matrixLeft
-                     ? vectorizeRowDots(rewriter, op, matvec, lanes, parallel)
-                     : vectorizeRowSums(rewriter, op, matvec, lanes, parallel)))
+      auto vectorize = [&](linalg::LinalgOp product, bool parallel) {
+        return matvec.matrixLeft ? vectorizeRowDots(rewriter, product, matvec,
+                                                    lanes, parallel)
+                                 : vectorizeRowSums(rewriter, product, matvec,
+                                                    lanes, parallel);
+      };
+      if (!op.hasDynamicShape() || parallelThreshold <= 0) {
+        bool parallel = parallelThreshold > 0 &&
+                        mlir::pk::iterationCount(op) >= parallelThreshold;
+        if (failed(vectorize(op, parallel)))
+          return signalPassFailure();
+        continue;
+      }
+      // For dynamic sizes, whether the tiles run in parallel is decided
+      // at run time, between two copies.
+      auto [parallel, serial] =
+          mlir::pk::chooseAtRunTime(rewriter, op, isLarge(rewriter, op));
+      if (failed(vectorize(parallel, true)) || failed(vectorize(serial, false)))
         return signalPassFailure();
     }
   }
 
-  /// Splits `op` along `dim` at the largest multiple of `multiple` below
-  /// its size: the first part (all of `op` when the multiple divides it)
-  /// and the rest (null then).
+  /// Whether `op` has at least parallelThreshold multiply-adds, computed
+  /// before it. (Their count fits: it is the matrix's.)
+  Value isLarge(RewriterBase &rewriter, linalg::LinalgOp op) {
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (unsigned dim = 0; dim < op.getNumLoops(); ++dim)
+      count = arith::MulIOp::create(rewriter, loc, count,
+                                    mlir::pk::loopSize(rewriter, op, dim));
+    return arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::sge, count,
+        arith::ConstantIndexOp::create(rewriter, loc, parallelThreshold));
+  }
+
+  /// Splits `op` along `dim` at the largest multiple of `multiple` not
+  /// above its size (known at run time for a dynamic size): the first part
+  /// (all of `op` when the multiple divides it) and the rest (null then).
   FailureOr<std::pair<Operation *, Operation *>>
   splitAtMultiple(RewriterBase &rewriter, Operation *op, unsigned dim,
                   int64_t multiple) {
-    int64_t size = cast<linalg::LinalgOp>(op).getStaticLoopRanges()[dim];
-    int64_t main = size - size % multiple;
-    if (main == size)
-      return std::make_pair(op, static_cast<Operation *>(nullptr));
+    auto product = cast<linalg::LinalgOp>(op);
+    int64_t size = product.getStaticLoopRanges()[dim];
     rewriter.setInsertionPoint(op);
-    auto [first, second] = linalg::splitOp(rewriter, cast<TilingInterface>(op),
-                                           dim, rewriter.getIndexAttr(main));
+    OpFoldResult main;
+    if (ShapedType::isDynamic(size)) {
+      if (multiple == 1)
+        return std::make_pair(op, static_cast<Operation *>(nullptr));
+      AffineExpr n = rewriter.getAffineDimExpr(0);
+      main = affine::makeComposedFoldedAffineApply(
+          rewriter, op->getLoc(), n.floorDiv(multiple) * multiple,
+          {OpFoldResult(mlir::pk::loopSize(rewriter, product, dim))});
+    } else {
+      if (size % multiple == 0)
+        return std::make_pair(op, static_cast<Operation *>(nullptr));
+      main = rewriter.getIndexAttr(size - size % multiple);
+    }
+    auto [first, second] =
+        linalg::splitOp(rewriter, cast<TilingInterface>(op), dim, main);
     if (!first || !second)
       return failure();
     return std::make_pair(first.getOperation(), second.getOperation());
@@ -133,16 +221,22 @@ struct VectorizeMatvecPass
 
   /// o[r] = sum_k A[r, k] x[k]: tiles of `kRows` rows (or all of fewer)
   /// times `4 lanes` of K, their row sums accumulated in registers across
-  /// K; the rows the tiles do not divide as one thinner tile. A dot product
-  /// (no rows) is one row.
+  /// K; the rows the tiles do not divide as one thinner tile (for a
+  /// dynamic number of rows, tiles of one row). A dot product (no rows) is
+  /// one row.
   LogicalResult vectorizeRowDots(RewriterBase &rewriter, linalg::LinalgOp op,
                                  const Matvec &matvec, int64_t lanes,
-                                 bool parallel) {
+                                 bool parallel, bool leftOver = false) {
     int64_t kTile = 4 * lanes;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     Location loc = op.getLoc();
-    int64_t rowTile =
-        matvec.hasRows() ? std::min(kRows, ranges[matvec.row()]) : 0;
+    int64_t rowTile = 0;
+    if (matvec.hasRows()) {
+      int64_t rows = ranges[matvec.row()];
+      rowTile = !ShapedType::isDynamic(rows) ? std::min(kRows, rows)
+                : leftOver                   ? 1
+                                             : kRows;
+    }
     FailureOr<std::pair<Operation *, Operation *>> byRows =
         std::make_pair(op.getOperation(), static_cast<Operation *>(nullptr));
     if (matvec.hasRows())
@@ -169,6 +263,8 @@ struct VectorizeMatvecPass
         return emitError(loc, "matrix-vector product could not be tiled");
       tile = outer->tiledOps.front();
       root = outer->loops.front();
+      for (LoopLikeOpInterface loop : outer->loops)
+        assumeWholeTiles(rewriter, loop);
     }
     SmallVector<int64_t> columns(numLoops, 0);
     columns[matvec.column()] = kTile;
@@ -176,21 +272,29 @@ struct VectorizeMatvecPass
         mlir::pk::tileInto(rewriter, tile, columns, LoopType::ForOp);
     if (failed(inner) || inner->loops.size() != 1)
       return emitError(loc, "matrix-vector product could not be tiled");
-
     auto kLoop = cast<LoopLikeOpInterface>(inner->loops.front());
+    assumeWholeTiles(rewriter, kLoop);
+    if (!root)
+      root = kLoop;
+    // (Static tiles; canonicalization may replace the K loop.)
+    if (failed(canonicalizeIn(root)))
+      return emitError(loc, "matrix-vector product's tiles did not settle");
+    if (root != kLoop)
+      kLoop = mlir::pk::findFirst<linalg::GenericOp>(root)
+                  ->getParentOfType<LoopLikeOpInterface>();
     if (failed(mlir::pk::vectorizeTileIn(rewriter, kLoop,
                                          /*reductionsFirst=*/false)))
       return emitError(loc, "matrix-vector product could not be vectorized");
     // The tile's sums stay in registers across K.
     moveLoopInvariantCode(kLoop);
     kLoop = hoistLoopInvariantSubsets(rewriter, kLoop);
+    if (root == inner->loops.front())
+      root = kLoop;
     // Each row's chunk of products summed as a tree, then added in order.
     RewritePatternSet patterns(&getContext());
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerReduction);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-    if (!root)
-      root = kLoop;
     if (failed(applyPatternsGreedily(root, std::move(patterns))))
       return emitError(loc,
                        "matrix-vector product's sums could not be lowered");
@@ -204,7 +308,7 @@ struct VectorizeMatvecPass
     // The rows the tiles do not divide: one thinner tile.
     if (Operation *rest = byRows->second)
       return vectorizeRowDots(rewriter, cast<linalg::LinalgOp>(rest), matvec,
-                              lanes, parallel);
+                              lanes, parallel, /*leftOver=*/true);
     return success();
   }
 
@@ -219,30 +323,25 @@ struct VectorizeMatvecPass
     Location loc = op.getLoc();
     // (Read before splitting: the split replaces `op`.)
     Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    int64_t rowCount = ranges[matvec.row()];
+    int64_t rowStep =
+        ShapedType::isDynamic(rowCount) || rowCount >= kRowStep ? kRowStep : 1;
     FailureOr<std::pair<Operation *, Operation *>> split =
         splitAtMultiple(rewriter, op, matvec.column(), nTile);
-    if (succeeded(split) && ranges[matvec.row()] >= kRowStep)
-      split = splitAtMultiple(rewriter, split->first, matvec.row(), kRowStep);
+    if (succeeded(split))
+      split = splitAtMultiple(rewriter, split->first, matvec.row(), rowStep);
     if (failed(split))
       return emitError(loc, "vector-matrix product could not be split");
     Operation *main = split->first;
     unsigned numLoops = ranges.size();
-    int64_t columns = ranges[matvec.column()] - ranges[matvec.column()] % nTile;
-    // Blocks as wide as 16 KiB of the result (fewer, longer streams of A's
-    // rows), at least two when they run in parallel.
-    int64_t columnBlock = std::max<int64_t>(
-        nTile, kColumnBlockBytes /
-                   std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8));
-    if (parallel)
-      columnBlock =
-          std::min<int64_t>(columnBlock, llvm::divideCeil(columns, 2));
-    SmallVector<int64_t> blocks(numLoops, 0);
+    SmallVector<OpFoldResult> blocks(numLoops, rewriter.getIndexAttr(0));
     blocks[matvec.column()] =
-        llvm::alignTo(mlir::pk::evenChunk(columns, columnBlock), nTile);
+        columnBlock(rewriter, cast<linalg::LinalgOp>(main), matvec.column(),
+                    nTile, element, parallel);
     for (unsigned b : matvec.dims.batch)
-      blocks[b] = 1;
+      blocks[b] = rewriter.getIndexAttr(1);
     SmallVector<int64_t> rows(numLoops, 0);
-    rows[matvec.row()] = ranges[matvec.row()] >= kRowStep ? kRowStep : 1;
+    rows[matvec.row()] = rowStep;
     SmallVector<int64_t> tiles(numLoops, 0);
     tiles[matvec.column()] = nTile;
     FailureOr<scf::SCFTilingResult> outer =
@@ -257,18 +356,69 @@ struct VectorizeMatvecPass
                                  LoopType::ForOp);
     if (failed(inner) || inner->loops.size() != 1)
       return emitError(loc, "vector-matrix product could not be tiled");
-    if (failed(mlir::pk::vectorizeTileIn(rewriter, inner->loops.front(),
+    // The row steps divide the rows, the column tiles every block.
+    for (LoopLikeOpInterface loop : byRow->loops)
+      assumeWholeTiles(rewriter, loop);
+    assumeWholeTiles(rewriter, inner->loops.front());
+    Operation *root = outer->loops.front();
+    if (failed(canonicalizeIn(root)))
+      return emitError(loc, "vector-matrix product's tiles did not settle");
+    auto innerLoop = mlir::pk::findFirst<linalg::GenericOp>(root)
+                         ->getParentOfType<LoopLikeOpInterface>();
+    if (failed(mlir::pk::vectorizeTileIn(rewriter, innerLoop,
                                          /*reductionsFirst=*/true, nTile)))
       return emitError(loc, "vector-matrix product could not be vectorized");
     RewritePatternSet patterns(&getContext());
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerParallel);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-    if (failed(
-            applyPatternsGreedily(outer->loops.front(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(root, std::move(patterns))))
       return emitError(loc,
                        "vector-matrix product's sums could not be lowered");
     return success();
+  }
+
+  /// The columns of each block of a vector-matrix product `main` (whose
+  /// columns `nTile` divides): as wide as 16 KiB of the result (fewer,
+  /// longer streams of A's rows), at least two when they run in parallel,
+  /// a multiple of `nTile`. Computed before `main` for dynamic sizes.
+  OpFoldResult columnBlock(RewriterBase &rewriter, linalg::LinalgOp main,
+                           unsigned dim, int64_t nTile, Type element,
+                           bool parallel) {
+    int64_t widest = llvm::alignTo(
+        std::max<int64_t>(
+            nTile,
+            kColumnBlockBytes /
+                std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8)),
+        nTile);
+    int64_t columns = main.getStaticLoopRanges()[dim];
+    if (!ShapedType::isDynamic(columns)) {
+      int64_t block = widest;
+      if (parallel)
+        block = std::min<int64_t>(block, llvm::divideCeil(columns, 2));
+      return rewriter.getIndexAttr(
+          llvm::alignTo(mlir::pk::evenChunk(columns, block), nTile));
+    }
+    if (!parallel)
+      return rewriter.getIndexAttr(widest);
+    // Half the columns rounded up to tiles, at least one tile, at most the
+    // widest block.
+    rewriter.setInsertionPoint(main);
+    MLIRContext *context = rewriter.getContext();
+    AffineExpr n = getAffineDimExpr(0, context);
+    AffineMap half =
+        AffineMap::get(1, 0,
+                       {getAffineConstantExpr(widest, context),
+                        (n + 2 * nTile - 1).floorDiv(2 * nTile) * nTile},
+                       context);
+    OpFoldResult size = OpFoldResult(mlir::pk::loopSize(rewriter, main, dim));
+    OpFoldResult atMost = affine::makeComposedFoldedAffineMin(
+        rewriter, main.getLoc(), half, {size});
+    return affine::makeComposedFoldedAffineMax(
+        rewriter, main.getLoc(),
+        AffineMap::get(1, 0, {n, getAffineConstantExpr(nTile, context)},
+                       context),
+        {atMost});
   }
 
   /// Rows of A each dot-product tile takes.

@@ -4,7 +4,11 @@
 
 // Outer loops are never unrolled (the innermost is left to LLVM): a short
 // outer loop would copy the vectorized inner one.
-// CHECK: #[[NOUNROLL:.*]] = #llvm.loop_annotation<unroll = #{{.*}}>
+// CHECK-DAG: #[[DISABLE:.*]] = #llvm.loop_unroll<disable = true>
+// CHECK-DAG: #[[NOUNROLL:.*]] = #llvm.loop_annotation<unroll = #[[DISABLE]]>
+// An elementwise innermost loop of unknown length is not interleaved.
+// CHECK-DAG: #[[ONCE:.*]] = #llvm.loop_interleave<count = 1 : i32>
+// CHECK-DAG: #[[ONEVECTOR:.*]] = #llvm.loop_annotation<interleave = #[[ONCE]]>
 
 // Below the threshold: scf.for only.
 // CHECK-LABEL: func.func @small
@@ -91,12 +95,32 @@ func.func @inside_forall(%a: memref<4x10x10xf32>, %o: memref<4x10x10xf32>) {
 // CHECK: } else {
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[N]]
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[M]]
+// CHECK: } {loop_annotation = #[[ONEVECTOR]]}
+// CHECK-NEXT: } {loop_annotation = #[[NOUNROLL]]}
 // CHECK-NOT: linalg.generic
 func.func @dynamic(%a: memref<?x?xf32>, %o: memref<?x?xf32>) {
   linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
       ins(%a : memref<?x?xf32>) outs(%o : memref<?x?xf32>) {
   ^bb0(%x: f32, %y: f32):
     %0 = arith.mulf %x, %x : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// A reduction's innermost loop keeps LLVM's interleaving (partial sums
+// hide the adds' latency).
+// CHECK-LABEL: func.func @dynamic_reduction
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: #[[ONEVECTOR]]
+// CHECK: return
+#rows = affine_map<(d0, d1) -> (d0)>
+func.func @dynamic_reduction(%a: memref<?x?xf32>, %o: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#map, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<?x?xf32>) outs(%o : memref<?xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = arith.addf %x, %y : f32
     linalg.yield %0 : f32
   }
   return

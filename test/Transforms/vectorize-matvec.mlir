@@ -1,5 +1,10 @@
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-vectorize-matvec{vector-bits=512 parallel-threshold=1000 min-iterations=1000},canonicalize))' | FileCheck %s
 
+// (For the dynamic sizes below: the largest multiple of 8 rows, half the
+// columns in whole tiles of 64.)
+// CHECK-DAG: #[[$EIGHTS:.*]] = affine_map<()[s0, s1] -> ((s0 floordiv 8) * 8, s1)>
+// CHECK-DAG: #[[$HALF:.*]] = affine_map<()[s0] -> (4096, ((s0 + 127) floordiv 128) * 64)>
+
 // A @ x: 8-row tiles in parallel, 64 columns (4 x 16 float32) per step,
 // each row's products summed as a reassociated tree into the 8 row sums
 // carried in registers; the 3 columns the tiles do not divide are split
@@ -29,10 +34,10 @@ func.func @rows(%a: tensor<67x131xf32>, %x: tensor<131xf32>, %o: tensor<67xf32>)
 // CHECK: scf.forall (%[[B:.*]]) = (0) to (1088) step (576)
 // CHECK: scf.for %[[K:.*]] = %c0 to %c128 step %c8
 // CHECK: scf.for %[[N:.*]] = %c0 to %{{.*}} step %c64
-// CHECK: vector.transfer_read {{.*}} : tensor<8x?xf32>, vector<8x64xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<8x64xf32>, vector<8x64xf32>
 // CHECK: arith.mulf {{.*}} : vector<8x64xf32>
 // CHECK-COUNT-8: arith.addf {{.*}} : vector<64xf32>
-// CHECK: vector.transfer_write {{.*}} : vector<64xf32>, tensor<?xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<64xf32>, tensor<64xf32>
 // CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<3xf32>, tensor<3x1088xf32>)
 // CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<131xf32>, tensor<131x12xf32>)
 func.func @columns(%x: tensor<131xf32>, %a: tensor<131x1100xf32>, %o: tensor<1100xf32>) -> tensor<1100xf32> {
@@ -70,4 +75,54 @@ func.func @few_rows(%a: tensor<13x300xf32>, %x: tensor<300xf32>, %o: tensor<13xf
 func.func @dot(%a: tensor<1000xf32>, %b: tensor<1000xf32>, %o: tensor<f32>) -> tensor<f32> {
   %r = linalg.dot ins(%a, %b : tensor<1000xf32>, tensor<1000xf32>) outs(%o : tensor<f32>) -> tensor<f32>
   return %r : tensor<f32>
+}
+
+// Dynamic sizes: an scf.if on the count of multiply-adds (from the
+// threshold on) chooses the parallel copy or the serial one. Each splits
+// at the largest multiple of a tile, whose tiles are whole and static
+// (8 x 64 here); the rows left over are tiles of one row.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[X:.*]]: tensor<?xf32>
+// CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %c0
+// CHECK-DAG: %[[K:.*]] = tensor.dim %[[A]], %c1
+// CHECK: %[[COUNT:.*]] = arith.muli %[[M]], %[[K]]
+// CHECK: %[[LARGE:.*]] = arith.cmpi sge, %[[COUNT]], %c1000
+// CHECK: scf.if %[[LARGE]]
+// CHECK: %[[MAIN:.*]] = affine.min #[[$EIGHTS]]()
+// CHECK: scf.forall (%[[R:.*]]) = (0) to (%[[MAIN]]) step (8)
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}}) -> (vector<8xf32>)
+// CHECK: tensor.extract_slice %[[A]][%[[R]], %{{.*}}] [8, 64] [1, 1] : tensor<?x?xf32> to tensor<8x64xf32>
+// CHECK-COUNT-8: vector.reduction <add>, {{.*}} fastmath<reassoc> : vector<64xf32> into f32
+// CHECK: scf.forall (%{{.*}}) in (%{{.*}})
+// CHECK: -> (vector<f32>)
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c8
+// CHECK: -> (vector<8xf32>)
+// CHECK-NOT: scf.forall
+// CHECK: scf.yield
+func.func @dynamic_rows(%a: tensor<?x?xf32>, %x: tensor<?xf32>, %o: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.matvec ins(%a, %x : tensor<?x?xf32>, tensor<?xf32>) outs(%o : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// x @ A with dynamic sizes: in parallel, blocks of half the columns
+// (rounded up to tiles; at least one, at most 4096); serially, blocks of
+// 4096; 8 rows times 64 columns a step, static.
+// CHECK-LABEL: func.func @dynamic_columns
+// CHECK: scf.if
+// CHECK: %[[ATMOST:.*]] = affine.min #[[$HALF]]()
+// CHECK: %[[BLOCK:.*]] = affine.max #{{.*}}()[%[[ATMOST]]]
+// CHECK: scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (%[[BLOCK]])
+// CHECK: scf.for %{{.*}} step %c8
+// CHECK: scf.for %{{.*}} step %c64
+// CHECK: vector.transfer_read {{.*}} : tensor<8x64xf32>, vector<8x64xf32>
+// CHECK-COUNT-8: arith.addf {{.*}} : vector<64xf32>
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} step %c4096
+// CHECK: scf.for %{{.*}} step %c8
+// CHECK: scf.for %{{.*}} step %c64
+// CHECK: vector.transfer_read {{.*}} : tensor<8x64xf32>, vector<8x64xf32>
+func.func @dynamic_columns(%x: tensor<?xf32>, %a: tensor<?x?xf32>, %o: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.vecmat ins(%x, %a : tensor<?xf32>, tensor<?x?xf32>) outs(%o : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
 }

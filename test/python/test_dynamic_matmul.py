@@ -2,8 +2,8 @@
 the second size): NumPy's results on both sides of every run-time choice
 (packed or loop nest, register tiles that divide or pad, chunks of K and
 column blocks, parallel or serial packs), for every dtype, batches, fused
-elementwise consumers, views and outputs that alias an operand; products
-with a vector stay static, with the reason logged. Operands come from
+elementwise consumers, views and outputs that alias an operand (products
+with a vector: test_dynamic_matvec.py). Operands come from
 matmul_oracle (small integers: any summation order gives NumPy's result bit
 for bit)."""
 
@@ -171,17 +171,3 @@ def test_thread_counts(rng, threads):
         "    assert (o == a @ b).all(), (m, k, n)\n")
     env = dict(__import__("os").environ, OMP_NUM_THREADS=threads)
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
-
-
-def test_products_with_a_vector_stay_static(rng, monkeypatch, capfd):
-    @picokernel.kernel(dynamic=True)
-    def matvec(a, x, o):
-        o[...] = a[...] @ x[...]
-    monkeypatch.setenv("PK_LOG_COMPILES", "1")
-    for n in [30, 40]:
-        a, x = integers(rng, (n, n + 2), np.float32), integers(rng, (n + 2,), np.float32)
-        o = np.empty(n, np.float32)
-        matvec(a, x, o)
-        np.testing.assert_array_equal(o, a @ x)
-    assert matvec.cache_info().misses == 2
-    assert "it multiplies a matrix and a vector" in capfd.readouterr().err

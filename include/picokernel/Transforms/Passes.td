@@ -136,8 +136,8 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
   let description = [{
     Rewrites each contraction of a matrix (rows contiguous) with a vector,
     on either side, or of two vectors, possibly batched (`linalg.matvec`,
-    `linalg.vecmat`, `linalg.dot` and their generic forms on tensors with static shapes, at least
-    `min-iterations` multiply-adds), into vector code:
+    `linalg.vecmat`, `linalg.dot` and their generic forms on tensors, at
+    least `min-iterations` multiply-adds), into vector code:
 
     - `A @ x`: tiles of 8 rows (all of fewer; the rows 8 leave over as
       one thinner tile) times 4 vectors of columns (the target's
@@ -158,12 +158,19 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
     (and for `x @ A`, rows) the tiles do not divide are split off
     (`linalg::splitOp`) and stay loop nests. Products shorter than one
     column tile keep their loop nest.
+
+    Dynamic sizes split at the largest multiple of a tile known at run
+    time (`(n floordiv 8) * 8`), whose tiles are all whole (static shapes,
+    vectorized as above); `A @ x`'s rows left over are tiles of one row.
+    Whether the tiles run in parallel is decided at run time: an `scf.if`
+    on the count of multiply-adds chooses between a parallel and a serial
+    copy of the product.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
            "Bits in one vector register of the target (0: the host's)">,
     Option<"minIterations", "min-iterations", "int64_t",
-           /*default=*/"::pk::defaults::kPackMatmulMinIterations",
+           /*default=*/"::pk::defaults::kMatvecMinIterations",
            "Multiply-adds from which a product is vectorized">,
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
            /*default=*/"::pk::defaults::kParallelThreshold",
@@ -353,7 +360,10 @@ def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
     loop already (`scf.forall`, `scf.parallel`: tiles of rows) stay serial.
     Every loop but the innermost carries `loop_annotation` metadata that
     keeps LLVM from unrolling it (a tile's 4 rows would be 4 copies of the
-    vectorized inner loop: code and compile time without speed).
+    vectorized inner loop: code and compile time without speed). The
+    innermost loop of an elementwise op whose length is known only at run
+    time asks LLVM for one vector a step (no interleaving): interleaved,
+    rows shorter than 2-4 vectors would run wholly in the scalar remainder.
   }];
   let options = [
     Option<"parallelThreshold", "parallel-threshold", "int64_t",

@@ -1,0 +1,169 @@
+"""Products with a vector compiled once for every size (dynamic=True):
+pk-vectorize-matvec splits them at multiples of its tiles known at run time
+and chooses parallel or serial tiles at run time. NumPy's results for
+sizes around every tile (rows of 8, K and columns of 4 vectors), on both
+sides of the parallel threshold, every dtype, batches, views, outputs
+that are an operand, fused consumers and special values; one compile per
+pattern of sizes. Operands from matmul_oracle (small integers: exact in
+any summation order)."""
+
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import picokernel
+from matmul_oracle import expected, integers, product_like
+
+
+def product(a, b, o):
+    o[...] = a[...] @ b[...]
+
+
+matmul = picokernel.kernel(product, dynamic=True)
+
+
+def run(kernel, a, b):
+    o = product_like(a, b)
+    kernel(a, b, o)
+    return o
+
+
+# Rows below, at and past a tile of 8, K and columns below, at and past a
+# tile of 64 float32 (AVX-512; 32 with AVX2), past the parallel threshold
+# (2^15 multiply-adds) and below, and the rows a tile leaves over.
+MATRIX_VECTOR = [(2, 3), (7, 63), (8, 64), (9, 65), (15, 129), (17, 200),
+                 (300, 301), (1000, 7), (3, 4096), (1025, 129), (64, 1000)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_compile_for_every_size(rng, dtype):
+    for kind in ["A @ x", "x @ A", "x @ y"]:
+        kernel = picokernel.kernel(product, dynamic=True)
+        for m, k in MATRIX_VECTOR:
+            a, x = integers(rng, (m, k), dtype), integers(rng, (k,), dtype)
+            y = integers(rng, (m,), dtype)
+            left, right = {"A @ x": (a, x), "x @ A": (y, a),
+                           "x @ y": (x, integers(rng, (k,), dtype))}[kind]
+            np.testing.assert_array_equal(run(kernel, left, right),
+                                          left @ right, err_msg=f"{kind} {m}x{k}")
+        assert kernel.cache_info().misses == 1, kind
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.int8,
+                                   np.int16, np.int32, np.int64],
+                         ids=lambda d: np.dtype(d).name)
+def test_dtypes(rng, dtype):
+    kernel = picokernel.kernel(product, dynamic=True)
+    for m, k in [(5, 3), (9, 300), (260, 100), (40, 1030)]:
+        a, x = integers(rng, (m, k), dtype), integers(rng, (k,), dtype)
+        y = integers(rng, (m,), dtype)
+        for left, right in [(a, x), (y, a)]:
+            np.testing.assert_array_equal(run(kernel, left, right),
+                                          expected(left, right, dtype))
+
+
+@pytest.mark.parametrize("shapes", [
+    ((3, 130, 70), (70,)), ((70,), (3, 70, 130)), ((2, 3, 40, 72), (72,)),
+    ((4, 2, 257), (257,)), ((5, 9, 65), (65,)), ((65,), (5, 65, 9))])
+def test_batches(rng, shapes):
+    a = integers(rng, shapes[0], np.float32)
+    b = integers(rng, shapes[1], np.float32)
+    np.testing.assert_array_equal(run(matmul, a, b), a @ b)
+
+
+def test_empty_and_unit_sizes(rng):
+    for m, k in [(0, 70), (70, 0), (0, 0), (1, 70), (70, 1), (1, 1)]:
+        a = integers(rng, (m, k), np.float32)
+        x, y = integers(rng, (k,), np.float32), integers(rng, (m,), np.float32)
+        np.testing.assert_array_equal(run(matmul, a, x), a @ x)
+        np.testing.assert_array_equal(run(matmul, y, a), y @ a)
+
+
+def test_views_and_outputs_that_are_operands(rng):
+    base = integers(rng, (300, 260), np.float32)
+    x = integers(rng, (600,), np.float32)
+    for a, v in [(base[::2, 1:], x[:259]), (base.T, x[::2]),
+                 (base[:, ::-1], x[-260:][::-1]), (base[:77, :131], x[3:134])]:
+        np.testing.assert_array_equal(run(matmul, a, v), a @ v)
+    for v, a in [(x[:150], base[::2, 1:]), (x[::2][:260], base.T),
+                 (x[-300:][::-1], base[:, ::-1]), (x[5:82], base[:77, :131])]:
+        np.testing.assert_array_equal(run(matmul, v, a), v @ a)
+    wide = np.full(2 * 300, 7, np.float32)
+    matmul(base, x[:260], wide[::2])
+    np.testing.assert_array_equal(wide[::2], base @ x[:260])
+    np.testing.assert_array_equal(wide[1::2], 7)
+    for n in [256, 77]:
+        a = integers(rng, (n, n), np.float32)
+        v = integers(rng, (n,), np.float32)
+        want = a @ v
+        matmul(a, v, v)  # the result overwrites the vector it is made from
+        np.testing.assert_array_equal(v, want)
+        v = integers(rng, (n,), np.float32)
+        want = v @ a
+        matmul(v, a, v)
+        np.testing.assert_array_equal(v, want)
+
+
+def test_fused_consumers(rng):
+    @picokernel.kernel(dynamic=True)
+    def layer(a, x, bias, o):
+        o[...] = picokernel.maximum(a[...] @ x[...] + bias[...], 0)
+
+    for m, k in [(9, 65), (300, 301), (1025, 129)]:
+        a, x = integers(rng, (m, k), np.float32), integers(rng, (k,), np.float32)
+        bias = integers(rng, (m,), np.float32)
+        o = np.full(m, 7, np.float32)
+        layer(a, x, bias, o)
+        np.testing.assert_array_equal(o, np.maximum(a @ x + bias, 0))
+    assert layer.cache_info().misses == 1
+
+
+def test_special_values(rng):
+    for m, k in [(9, 65), (300, 301)]:
+        a = integers(rng, (m, k), np.float32)
+        x = integers(rng, (k,), np.float32)
+        a[3, 5] = np.inf
+        a[5, :] = -np.inf
+        x[7] = np.nan
+        a[6, 0] = -0.0
+        x[8] = 0.0
+        for left, right in [(a, x), (x[:m] if m <= k else x, a[:, :m] if m <= k else a)]:
+            with np.errstate(invalid="ignore"):
+                got, want = run(matmul, left, right), left @ right
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+            mask = ~np.isnan(want)
+            np.testing.assert_array_equal(got[mask], want[mask])
+
+
+def test_sums_are_accurate(rng):
+    # As the static kernel's: 64-product trees added in order.
+    a = rng.standard_normal((67, 100003)).astype(np.float32)
+    v = rng.standard_normal(100003).astype(np.float32)
+    want = a.astype(np.float64) @ v.astype(np.float64)
+    got = run(matmul, a, v)
+    assert np.abs(got - want).max() <= 2 * np.abs((a @ v) - want).max() + 1e-3
+
+
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_thread_counts(threads):
+    code = (
+        "import numpy as np, picokernel\n"
+        "@picokernel.kernel(dynamic=True)\n"
+        "def mv(a, b, o):\n"
+        "    o[...] = a[...] @ b[...]\n"
+        "rng = np.random.default_rng(1)\n"
+        "for m, k in [(9, 65), (300, 301), (1025, 129), (3, 20000)]:\n"
+        "    a = rng.integers(-4, 5, (m, k)).astype(np.float32)\n"
+        "    x = rng.integers(-4, 5, k).astype(np.float32)\n"
+        "    y = rng.integers(-4, 5, m).astype(np.float32)\n"
+        "    o = np.empty(m, np.float32)\n"
+        "    mv(a, x, o)\n"
+        "    assert (o == a @ x).all(), (m, k)\n"
+        "    o = np.empty(k, np.float32)\n"
+        "    mv(y, a, o)\n"
+        "    assert (o == y @ a).all(), (m, k)\n")
+    env = dict(__import__("os").environ, OMP_NUM_THREADS=threads)
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
