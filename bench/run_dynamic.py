@@ -202,6 +202,14 @@ def speed_ratios(quick):
                        np.random.rand(side, side).astype(np.float32),
                        np.random.rand(side).astype(np.float32),
                        np.empty((side, side), np.float32)]))
+    for m, k in ([(1000, 1000)] if quick else
+                 [(64, 64), (100, 3000), (1000, 1000), (4096, 4096)]):
+        cases.append((f"matrix @ vector {m}x{k}", matmul,
+                      [np.random.rand(m, k).astype(np.float32),
+                       np.random.rand(k).astype(np.float32), np.empty(m, np.float32)]))
+        cases.append((f"vector @ matrix {m}x{k}", matmul,
+                      [np.random.rand(m).astype(np.float32),
+                       np.random.rand(m, k).astype(np.float32), np.empty(k, np.float32)]))
     results = []
     for label, function, arrays in cases:
         static = picokernel.kernel(function, dynamic=False)

@@ -331,8 +331,7 @@ def kernel(fn=None, *, backend="cpu", **options):
     compiles once per shape. Kernels whose code reads sizes (``x.shape``,
     ``len(x)``) or catches errors of its trace compile per shape whatever
     the policy; slices from one end to a bound counted from the other
-    (``x[-5:4]``) and products of a matrix with a vector keep just the
-    sizes they involve static; slices of a constant size (``x[:4]``,
+    (``x[-5:4]``) keep just the sizes they involve static; slices of a constant size (``x[:4]``,
     ``x[2]``, ``x[-3:]``, ``x[-1]``) serve every size long enough to hold
     them, and each shorter size compiles for itself; on a Vulkan device
     that limits loop iterations (llvmpipe), kernels with loops over a

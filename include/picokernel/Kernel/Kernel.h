@@ -87,8 +87,8 @@ struct KernelOptions {
   CompileOptions compile; ///< for Backend::CPU
   VulkanOptions vulkan;   ///< for Backend::Vulkan
   /// Some sizes stay static, with the reason in PK_LOG_COMPILES's log:
-  /// those a kernel reads as numbers (`x.shape`), those of products with a
-  /// vector, those sliced from one end to a bound counted from the other
+  /// those a kernel reads as numbers (`x.shape`), those sliced from one
+  /// end to a bound counted from the other
   /// (`x[-5:4]`), outputs sized by a slice, and, on a
   /// Vulkan device that limits loop iterations (llvmpipe), the sizes of
   /// kernels with loops over them. A Vulkan variant of dynamic sizes holds
