@@ -230,6 +230,8 @@ struct VectorizeMatvecPass
     int64_t kTile = 4 * lanes;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     Location loc = op.getLoc();
+    // (Read before splitting: the split replaces `op`.)
+    bool dynamic = op.hasDynamicShape();
     int64_t rowTile = 0;
     if (matvec.hasRows()) {
       int64_t rows = ranges[matvec.row()];
@@ -241,11 +243,7 @@ struct VectorizeMatvecPass
         std::make_pair(op.getOperation(), static_cast<Operation *>(nullptr));
     if (matvec.hasRows())
       byRows = splitAtMultiple(rewriter, op, matvec.row(), rowTile);
-    FailureOr<std::pair<Operation *, Operation *>> byColumns = failure();
-    if (succeeded(byRows))
-      byColumns =
-          splitAtMultiple(rewriter, byRows->first, matvec.column(), kTile);
-    if (failed(byColumns))
+    if (failed(byRows))
       return emitError(loc, "matrix-vector product could not be split");
     unsigned numLoops = ranges.size();
     SmallVector<int64_t> rows(numLoops, 0);
@@ -253,7 +251,7 @@ struct VectorizeMatvecPass
       rows[matvec.row()] = rowTile;
     for (unsigned b : matvec.dims.batch)
       rows[b] = 1;
-    Operation *tile = byColumns->first;
+    Operation *tile = byRows->first;
     Operation *root = nullptr;
     if (llvm::any_of(rows, [](int64_t size) { return size != 0; })) {
       FailureOr<scf::SCFTilingResult> outer =
@@ -266,24 +264,42 @@ struct VectorizeMatvecPass
       for (LoopLikeOpInterface loop : outer->loops)
         assumeWholeTiles(rewriter, loop);
     }
+    // The columns in whole tiles, then (within each row tile, while its
+    // rows are in cache) the rest.
+    FailureOr<std::pair<Operation *, Operation *>> byColumns =
+        splitAtMultiple(rewriter, tile, matvec.column(), kTile);
+    if (failed(byColumns))
+      return emitError(loc, "matrix-vector product could not be split");
     SmallVector<int64_t> columns(numLoops, 0);
     columns[matvec.column()] = kTile;
-    FailureOr<scf::SCFTilingResult> inner =
-        mlir::pk::tileInto(rewriter, tile, columns, LoopType::ForOp);
+    FailureOr<scf::SCFTilingResult> inner = mlir::pk::tileInto(
+        rewriter, byColumns->first, columns, LoopType::ForOp);
     if (failed(inner) || inner->loops.size() != 1)
       return emitError(loc, "matrix-vector product could not be tiled");
     auto kLoop = cast<LoopLikeOpInterface>(inner->loops.front());
     assumeWholeTiles(rewriter, kLoop);
     if (!root)
       root = kLoop;
-    // (Static tiles; canonicalization may replace the K loop.)
-    if (failed(canonicalizeIn(root)))
+    // Dynamic sizes: whole tiles become static (which may replace the K
+    // loop and the rest). (Static ones are, and keep their loops even of one
+    // step.)
+    if (dynamic && failed(canonicalizeIn(root)))
       return emitError(loc, "matrix-vector product's tiles did not settle");
-    if (root != kLoop)
+    linalg::GenericOp restColumns;
+    if (root != kLoop) {
       kLoop = mlir::pk::findFirst<linalg::GenericOp>(root)
                   ->getParentOfType<LoopLikeOpInterface>();
+      for (Operation &op : root->getRegion(0).getOps())
+        if (auto generic = dyn_cast<linalg::GenericOp>(op))
+          restColumns = generic;
+    }
     if (failed(mlir::pk::vectorizeTileIn(rewriter, kLoop,
                                          /*reductionsFirst=*/false)))
+      return emitError(loc, "matrix-vector product could not be vectorized");
+    if (restColumns && restColumns.hasDynamicShape())
+      restColumns = onlyIfAny(rewriter, restColumns, matvec.column());
+    if (restColumns &&
+        failed(vectorizeRestColumns(rewriter, restColumns, kTile)))
       return emitError(loc, "matrix-vector product could not be vectorized");
     // The tile's sums stay in registers across K.
     moveLoopInvariantCode(kLoop);
@@ -298,6 +314,7 @@ struct VectorizeMatvecPass
     if (failed(applyPatternsGreedily(root, std::move(patterns))))
       return emitError(loc,
                        "matrix-vector product's sums could not be lowered");
+    unmaskSums(rewriter, root);
     root->walk([&](vector::ReductionOp reduction) {
       auto flags = reduction.getFastmathAttr();
       rewriter.modifyOpInPlace(reduction, [&] {
@@ -312,6 +329,89 @@ struct VectorizeMatvecPass
     return success();
   }
 
+  /// The columns a row tile of A @ x leaves over (fewer than `kTile`):
+  /// vectors of their static number, or masked vectors of `kTile`.
+  LogicalResult vectorizeRestColumns(RewriterBase &rewriter,
+                                     linalg::GenericOp rest, int64_t kTile) {
+    Operation *loop = rest->getParentOp();
+    SmallVector<int64_t> sizes;
+    SmallVector<bool> scalable;
+    if (rest.hasDynamicShape()) {
+      sizes = rest.getStaticLoopRanges();
+      for (int64_t &size : sizes)
+        if (ShapedType::isDynamic(size))
+          size = kTile;
+      scalable.assign(sizes.size(), false);
+    }
+    rewriter.setInsertionPoint(rest);
+    FailureOr<linalg::VectorizationResult> vectors =
+        linalg::vectorize(rewriter, rest, sizes, scalable);
+    if (failed(vectors))
+      return failure();
+    rewriter.replaceOp(rest, vectors->replacements);
+    // Masked reads of tensors become transfer_reads with a mask, which
+    // bufferize (a vector.mask region would not).
+    RewritePatternSet patterns(rewriter.getContext());
+    vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+    return applyPatternsGreedily(loop, std::move(patterns));
+  }
+
+  /// Moves `rest` (columns a row tile leaves over, a dynamic number) into
+  /// an scf.if that runs it only where there are any (its masked vector
+  /// step costs as much as a whole tile's); returns it.
+  linalg::GenericOp onlyIfAny(RewriterBase &rewriter, linalg::GenericOp rest,
+                              unsigned dim) {
+    Location loc = rest.getLoc();
+    rewriter.setInsertionPoint(rest);
+    Value size = mlir::pk::loopSize(rewriter, rest, dim);
+    Value any =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, size,
+                              arith::ConstantIndexOp::create(rewriter, loc, 0));
+    auto choice =
+        scf::IfOp::create(rewriter, loc, rest->getResultTypes(), any,
+                          /*addThenBlock=*/true, /*addElseBlock=*/true);
+    rewriter.replaceAllUsesWith(rest->getResults(), choice.getResults());
+    rewriter.setInsertionPointToEnd(choice.thenBlock());
+    auto yield = scf::YieldOp::create(rewriter, loc, rest->getResults());
+    rewriter.moveOpBefore(rest, yield);
+    rewriter.setInsertionPointToEnd(choice.elseBlock());
+    scf::YieldOp::create(rewriter, loc, rest.getDpsInits());
+    return rest;
+  }
+
+  /// Replaces each masked sum of a vector in `root` (the rest of a row
+  /// tile's columns) by the sum of the vector with its masked-off lanes
+  /// made -0.0 (0 for integers), which adds nothing to any sum: a select
+  /// and a plain reduction, where LLVM expands a masked one into adds in
+  /// order.
+  void unmaskSums(RewriterBase &rewriter, Operation *root) {
+    SmallVector<vector::MaskOp> masks;
+    root->walk([&](vector::MaskOp mask) {
+      auto sum = dyn_cast_or_null<vector::ReductionOp>(mask.getMaskableOp());
+      if (sum && sum.getKind() == vector::CombiningKind::ADD &&
+          !mask.hasPassthru())
+        masks.push_back(mask);
+    });
+    for (vector::MaskOp mask : masks) {
+      auto sum = cast<vector::ReductionOp>(mask.getMaskableOp());
+      rewriter.setInsertionPoint(mask);
+      Location loc = sum.getLoc();
+      auto type = cast<VectorType>(sum.getVector().getType());
+      Type element = type.getElementType();
+      TypedAttr zero = isa<FloatType>(element)
+                           ? TypedAttr(rewriter.getFloatAttr(element, -0.0))
+                           : TypedAttr(rewriter.getIntegerAttr(element, 0));
+      Value identity = arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(type, zero));
+      Value lanes = arith::SelectOp::create(rewriter, loc, mask.getMask(),
+                                            sum.getVector(), identity);
+      Value total = vector::ReductionOp::create(
+          rewriter, loc, sum.getKind(), lanes, sum.getAcc(),
+          sum.getFastmathAttr().getValue());
+      rewriter.replaceOp(mask, total);
+    }
+  }
+
   /// o[n] = sum_k x[k] A[k, n]: blocks of columns (in parallel), each a
   /// loop over the rows of A adding `kRowStep` rows times their x[k] to the
   /// block of o, `4 lanes` columns at a time (A streamed row by row).
@@ -323,15 +423,24 @@ struct VectorizeMatvecPass
     Location loc = op.getLoc();
     // (Read before splitting: the split replaces `op`.)
     Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    bool dynamic = op.hasDynamicShape();
     int64_t rowCount = ranges[matvec.row()];
     int64_t rowStep =
         ShapedType::isDynamic(rowCount) || rowCount >= kRowStep ? kRowStep : 1;
     FailureOr<std::pair<Operation *, Operation *>> split =
         splitAtMultiple(rewriter, op, matvec.column(), nTile);
+    Operation *restColumns = succeeded(split) ? split->second : nullptr;
     if (succeeded(split))
       split = splitAtMultiple(rewriter, split->first, matvec.row(), rowStep);
     if (failed(split))
       return emitError(loc, "vector-matrix product could not be split");
+    // The columns and rows the tiles leave over stay loop nests, A's rows
+    // outer to its columns: one pass along A's rows, the columns
+    // contiguous (LLVM vectorizes them), where the product's order would
+    // walk down A's columns.
+    for (Operation *rest : {restColumns, split->second})
+      if (rest && failed(rowsOuter(rewriter, rest, matvec)))
+        return emitError(loc, "vector-matrix product could not be reordered");
     Operation *main = split->first;
     unsigned numLoops = ranges.size();
     SmallVector<OpFoldResult> blocks(numLoops, rewriter.getIndexAttr(0));
@@ -361,7 +470,8 @@ struct VectorizeMatvecPass
       assumeWholeTiles(rewriter, loop);
     assumeWholeTiles(rewriter, inner->loops.front());
     Operation *root = outer->loops.front();
-    if (failed(canonicalizeIn(root)))
+    // (As for A @ x.)
+    if (dynamic && failed(canonicalizeIn(root)))
       return emitError(loc, "vector-matrix product's tiles did not settle");
     auto innerLoop = mlir::pk::findFirst<linalg::GenericOp>(root)
                          ->getParentOfType<LoopLikeOpInterface>();
@@ -376,6 +486,21 @@ struct VectorizeMatvecPass
       return emitError(loc,
                        "vector-matrix product's sums could not be lowered");
     return success();
+  }
+
+  /// Reorders the loops of `op` (a part of x @ A) as batches, then A's
+  /// rows, then its columns.
+  LogicalResult rowsOuter(RewriterBase &rewriter, Operation *op,
+                          const Matvec &matvec) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic)
+      return failure();
+    SmallVector<unsigned> order(matvec.dims.batch.begin(),
+                                matvec.dims.batch.end());
+    order.push_back(matvec.row());
+    order.push_back(matvec.column());
+    rewriter.setInsertionPoint(generic);
+    return linalg::interchangeGenericOp(rewriter, generic, order);
   }
 
   /// The columns of each block of a vector-matrix product `main` (whose

@@ -7,9 +7,9 @@
 
 // A @ x: 8-row tiles in parallel, 64 columns (4 x 16 float32) per step,
 // each row's products summed as a reassociated tree into the 8 row sums
-// carried in registers; the 3 columns the tiles do not divide are split
-// off and stay a generic op (a loop nest), the 3 rows left over are one
-// thinner tile.
+// carried in registers; the 3 columns the tiles do not divide follow in
+// each row tile (while its rows are in cache) as vectors of 3; the 3 rows
+// left over are one thinner tile.
 // CHECK-LABEL: func.func @rows
 // CHECK: scf.forall (%[[R:.*]]) = (0) to (64) step (8)
 // CHECK: %[[SUMS:.*]] = vector.transfer_read {{.*}} : tensor<8xf32>, vector<8xf32>
@@ -18,9 +18,12 @@
 // CHECK: arith.mulf {{.*}} : vector<8x64xf32>
 // CHECK-COUNT-8: vector.reduction <add>, {{.*}} fastmath<reassoc> : vector<64xf32> into f32
 // CHECK: scf.yield {{.*}} : vector<8xf32>
-// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<64x3xf32>, tensor<3xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<8x3xf32>, vector<8x3xf32>
+// CHECK-COUNT-8: vector.reduction <add>, {{.*}} fastmath<reassoc> : vector<3xf32> into f32
+// CHECK: scf.forall.in_parallel
 // CHECK: scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (vector<3xf32>)
-// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<3x3xf32>, tensor<3xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<3x3xf32>, vector<3x3xf32>
+// CHECK-NOT: linalg.generic
 func.func @rows(%a: tensor<67x131xf32>, %x: tensor<131xf32>, %o: tensor<67xf32>) -> tensor<67xf32> {
   %r = linalg.matvec ins(%a, %x : tensor<67x131xf32>, tensor<131xf32>) outs(%o : tensor<67xf32>) -> tensor<67xf32>
   return %r : tensor<67xf32>
@@ -58,10 +61,11 @@ func.func @thin(%a: tensor<4096x8xf32>, %x: tensor<8xf32>, %o: tensor<4096xf32>)
 // CHECK-LABEL: func.func @few_rows
 // CHECK: scf.for %{{.*}} = %c0 to %c256 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
 // CHECK-COUNT-8: vector.reduction <add>
-// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<8x44xf32>, tensor<44xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<8x44xf32>, vector<8x44xf32>
 // CHECK: scf.for %{{.*}} = %c0 to %c256 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (vector<5xf32>)
 // CHECK-COUNT-5: vector.reduction <add>
-// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<5x44xf32>, tensor<44xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<5x44xf32>, vector<5x44xf32>
+// CHECK-NOT: linalg.generic
 func.func @few_rows(%a: tensor<13x300xf32>, %x: tensor<300xf32>, %o: tensor<13xf32>) -> tensor<13xf32> {
   %r = linalg.matvec ins(%a, %x : tensor<13x300xf32>, tensor<300xf32>) outs(%o : tensor<13xf32>) -> tensor<13xf32>
   return %r : tensor<13xf32>
@@ -80,9 +84,12 @@ func.func @dot(%a: tensor<1000xf32>, %b: tensor<1000xf32>, %o: tensor<f32>) -> t
 // Dynamic sizes: an scf.if on the count of multiply-adds (from the
 // threshold on) chooses the parallel copy or the serial one. Each splits
 // at the largest multiple of a tile, whose tiles are whole and static
-// (8 x 64 here); the rows left over are tiles of one row.
+// (8 x 64 here), the columns they leave over (if any) one masked 8 x 64
+// step per row tile, its masked-off products -0.0 in the sums; the rows
+// left over are tiles of one row.
 // CHECK-LABEL: func.func @dynamic_rows
 // CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[X:.*]]: tensor<?xf32>
+// CHECK-DAG: %[[NOTHING:.*]] = arith.constant dense<-0.000000e+00> : vector<64xf32>
 // CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %c0
 // CHECK-DAG: %[[K:.*]] = tensor.dim %[[A]], %c1
 // CHECK: %[[COUNT:.*]] = arith.muli %[[M]], %[[K]]
@@ -93,6 +100,12 @@ func.func @dot(%a: tensor<1000xf32>, %b: tensor<1000xf32>, %o: tensor<f32>) -> t
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}}) -> (vector<8xf32>)
 // CHECK: tensor.extract_slice %[[A]][%[[R]], %{{.*}}] [8, 64] [1, 1] : tensor<?x?xf32> to tensor<8x64xf32>
 // CHECK-COUNT-8: vector.reduction <add>, {{.*}} fastmath<reassoc> : vector<64xf32> into f32
+// CHECK: scf.if %{{.*}} -> (tensor<8xf32>)
+// CHECK: %[[REST:.*]] = vector.create_mask %c8, %{{.*}} : vector<8x64xi1>
+// CHECK: vector.transfer_read %{{.*}}[%c0, %c0], %{{.*}}, %[[REST]] {{.*}} : tensor<8x?xf32>, vector<8x64xf32>
+// CHECK: %[[SUMMED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NOTHING]] : vector<64xi1>, vector<64xf32>
+// CHECK: vector.reduction <add>, %[[SUMMED]]
+// CHECK-NOT: vector.mask
 // CHECK: scf.forall (%{{.*}}) in (%{{.*}})
 // CHECK: -> (vector<f32>)
 // CHECK: } else {

@@ -155,8 +155,11 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
 
     The row and column tiles run in parallel (`scf.forall`) when the
     product has at least `parallel-threshold` multiply-adds. The columns
-    (and for `x @ A`, rows) the tiles do not divide are split off
-    (`linalg::splitOp`) and stay loop nests. Products shorter than one
+    the tiles do not divide are split off (`linalg::splitOp`): for `A @ x`
+    within each row tile, while its rows are in cache, as vectors of their
+    number (where that is dynamic, one masked step of a whole tile); for
+    `x @ A` (and its rows
+    the steps do not divide) as loop nests. Products shorter than one
     column tile keep their loop nest.
 
     Dynamic sizes split at the largest multiple of a tile known at run
