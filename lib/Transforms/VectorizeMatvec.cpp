@@ -285,27 +285,34 @@ struct VectorizeMatvecPass
     // step.)
     if (dynamic && failed(canonicalizeIn(root)))
       return emitError(loc, "matrix-vector product's tiles did not settle");
-    linalg::GenericOp restColumns;
-    if (root != kLoop) {
-      kLoop = mlir::pk::findFirst<linalg::GenericOp>(root)
-                  ->getParentOfType<LoopLikeOpInterface>();
-      for (Operation &op : root->getRegion(0).getOps())
-        if (auto generic = dyn_cast<linalg::GenericOp>(op))
-          restColumns = generic;
+    // The K loop (gone where canonicalization found one step) with the
+    // tile, then the rest of the row tile's columns.
+    bool rowsTiled = root != kLoop.getOperation();
+    if (rowsTiled) {
+      Operation *parent =
+          mlir::pk::findFirst<linalg::GenericOp>(root)->getParentOp();
+      kLoop = parent != root ? dyn_cast<LoopLikeOpInterface>(parent)
+                             : LoopLikeOpInterface();
     }
-    if (failed(mlir::pk::vectorizeTileIn(rewriter, kLoop,
+    if (failed(mlir::pk::vectorizeTileIn(rewriter,
+                                         kLoop ? kLoop.getOperation() : root,
                                          /*reductionsFirst=*/false)))
       return emitError(loc, "matrix-vector product could not be vectorized");
-    if (restColumns && restColumns.hasDynamicShape())
-      restColumns = onlyIfAny(rewriter, restColumns, matvec.column());
-    if (restColumns &&
-        failed(vectorizeRestColumns(rewriter, restColumns, kTile)))
-      return emitError(loc, "matrix-vector product could not be vectorized");
+    if (auto restColumns = rowsTiled
+                               ? mlir::pk::findFirst<linalg::GenericOp>(root)
+                               : linalg::GenericOp()) {
+      if (restColumns.hasDynamicShape())
+        restColumns = onlyIfAny(rewriter, restColumns, matvec.column());
+      if (failed(vectorizeRestColumns(rewriter, restColumns, kTile)))
+        return emitError(loc, "matrix-vector product could not be vectorized");
+    }
     // The tile's sums stay in registers across K.
-    moveLoopInvariantCode(kLoop);
-    kLoop = hoistLoopInvariantSubsets(rewriter, kLoop);
-    if (root == inner->loops.front())
-      root = kLoop;
+    if (kLoop) {
+      moveLoopInvariantCode(kLoop);
+      kLoop = hoistLoopInvariantSubsets(rewriter, kLoop);
+      if (!rowsTiled)
+        root = kLoop;
+    }
     // Each row's chunk of products summed as a tree, then added in order.
     RewritePatternSet patterns(&getContext());
     vector::populateVectorMultiReductionLoweringPatterns(

@@ -167,3 +167,34 @@ def test_thread_counts(threads):
         "    assert (o == y @ a).all(), (m, k)\n")
     env = dict(__import__("os").environ, OMP_NUM_THREADS=threads)
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
+
+
+def test_constant_slices_fix_some_sizes(rng):
+    # Slices of a constant size make K (or the rows, or the columns) static
+    # inside a kernel of dynamic sizes: one tile of K, whole tiles and a
+    # rest, few rows, few columns.
+    @picokernel.kernel(dynamic=True)
+    def first_columns(a, x, o):
+        o[...] = a[:, :64] @ x[:64]
+
+    @picokernel.kernel(dynamic=True)
+    def more_columns(a, x, o):
+        o[...] = a[:, :70] @ x[:70]
+
+    @picokernel.kernel(dynamic=True)
+    def first_rows(x, a, o):
+        o[...] = x[:8] @ a[:8]
+
+    for m, k in [(9, 100), (300, 133), (64, 200)]:
+        a, x = integers(rng, (m, k), np.float32), integers(rng, (k,), np.float32)
+        o = np.full(m, 7, np.float32)
+        first_columns(a, x, o)
+        np.testing.assert_array_equal(o, a[:, :64] @ x[:64])
+        more_columns(a, x, o)
+        np.testing.assert_array_equal(o, a[:, :70] @ x[:70])
+        y = integers(rng, (m,), np.float32)
+        o = np.full(k, 7, np.float32)
+        first_rows(y, a, o)
+        np.testing.assert_array_equal(o, y[:8] @ a[:8])
+    for kernel in [first_columns, more_columns, first_rows]:
+        assert kernel.cache_info().misses == 1
