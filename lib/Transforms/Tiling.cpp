@@ -76,23 +76,28 @@ LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
       return failure();
     tile = *interchanged;
   }
+  return vectorizeOp(rewriter, tile, dynamicSize, /*assumeWhole=*/true);
+}
+
+LogicalResult vectorizeOp(RewriterBase &rewriter, linalg::LinalgOp op,
+                          int64_t dynamicSize, bool assumeWhole) {
   SmallVector<int64_t> sizes;
   SmallVector<bool> scalable; // none, but vectorize wants one per size
-  if (tile.hasDynamicShape()) {
-    sizes = tile.getStaticLoopRanges();
+  if (op.hasDynamicShape()) {
+    sizes = op.getStaticLoopRanges();
     for (int64_t &size : sizes)
       if (ShapedType::isDynamic(size))
         size = dynamicSize;
     scalable.assign(sizes.size(), false);
   }
-  rewriter.setInsertionPoint(tile);
+  rewriter.setInsertionPoint(op);
   FailureOr<linalg::VectorizationResult> vectors = linalg::vectorize(
-      rewriter, tile, sizes, scalable,
+      rewriter, op, sizes, scalable,
       /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
-      /*assumeDynamicDimsMatchVecSizes=*/true);
+      /*assumeDynamicDimsMatchVecSizes=*/assumeWhole);
   if (failed(vectors))
     return failure();
-  rewriter.replaceOp(tile, vectors->replacements);
+  rewriter.replaceOp(op, vectors->replacements);
   return success();
 }
 

@@ -44,6 +44,12 @@ LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
                               bool reductionsFirst = false,
                               int64_t dynamicSize = 0);
 
+/// Vectorizes `op`, replacing it: its dynamic sizes as vectors of
+/// `dynamicSize`, which they are (`assumeWhole`) or which masks cut to
+/// them.
+LogicalResult vectorizeOp(RewriterBase &rewriter, linalg::LinalgOp op,
+                          int64_t dynamicSize, bool assumeWhole);
+
 /// A product stored whole into a contiguous caller buffer through a
 /// collapse of its tiled layout is stored through the buffer's expanded
 /// view instead, so that bufferization computes it in the buffer

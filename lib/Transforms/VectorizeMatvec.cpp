@@ -341,21 +341,9 @@ struct VectorizeMatvecPass
   LogicalResult vectorizeRestColumns(RewriterBase &rewriter,
                                      linalg::GenericOp rest, int64_t kTile) {
     Operation *loop = rest->getParentOp();
-    SmallVector<int64_t> sizes;
-    SmallVector<bool> scalable;
-    if (rest.hasDynamicShape()) {
-      sizes = rest.getStaticLoopRanges();
-      for (int64_t &size : sizes)
-        if (ShapedType::isDynamic(size))
-          size = kTile;
-      scalable.assign(sizes.size(), false);
-    }
-    rewriter.setInsertionPoint(rest);
-    FailureOr<linalg::VectorizationResult> vectors =
-        linalg::vectorize(rewriter, rest, sizes, scalable);
-    if (failed(vectors))
+    if (failed(mlir::pk::vectorizeOp(rewriter, rest, kTile,
+                                     /*assumeWhole=*/false)))
       return failure();
-    rewriter.replaceOp(rest, vectors->replacements);
     // Masked reads of tensors become transfer_reads with a mask, which
     // bufferize (a vector.mask region would not).
     RewritePatternSet patterns(rewriter.getContext());
