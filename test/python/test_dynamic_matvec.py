@@ -198,3 +198,27 @@ def test_constant_slices_fix_some_sizes(rng):
         np.testing.assert_array_equal(o, y[:8] @ a[:8])
     for kernel in [first_columns, more_columns, first_rows]:
         assert kernel.cache_info().misses == 1
+
+
+def test_ahead_of_time(rng, tmp_path):
+    # The object for dynamic sizes takes them as arguments and has the same
+    # code (parallel or serial tiles chosen per call).
+    import ctypes
+    import re
+
+    from test_dynamic_slices import ahead_of_time
+
+    kernel = picokernel.kernel(product, dynamic=True)
+    kernel(integers(rng, (9, 65), np.float32), integers(rng, (65,), np.float32),
+           np.empty(9, np.float32))
+    header, entry = ahead_of_time(kernel, "product", tmp_path)
+    assert re.search(r"int pk_product\(int64_t n0, int64_t n1, const float \*\w+, "
+                     r"const float \*\w+, float \*\w+\);", header), header
+    pointer = ctypes.POINTER(ctypes.c_float)
+    entry.argtypes = [ctypes.c_int64, ctypes.c_int64, pointer, pointer, pointer]
+    for m, k in [(9, 65), (2, 3), (300, 301), (1025, 129), (64, 1000)]:
+        a, x = integers(rng, (m, k), np.float32), integers(rng, (k,), np.float32)
+        o = np.full(m, 7, np.float32)
+        assert entry(m, k, a.ctypes.data_as(pointer), x.ctypes.data_as(pointer),
+                     o.ctypes.data_as(pointer)) == 0
+        np.testing.assert_array_equal(o, a @ x, err_msg=f"{m}x{k}")
