@@ -303,7 +303,8 @@ struct VectorizeMatvecPass
                                : linalg::GenericOp()) {
       if (restColumns.hasDynamicShape())
         restColumns = onlyIfAny(rewriter, restColumns, matvec.column());
-      if (failed(vectorizeRestColumns(rewriter, restColumns, kTile)))
+      if (failed(vectorizeRestColumns(rewriter, restColumns, matvec.column(),
+                                      lanes)))
         return emitError(loc, "matrix-vector product could not be vectorized");
     }
     // The tile's sums stay in registers across K.
@@ -336,12 +337,24 @@ struct VectorizeMatvecPass
     return success();
   }
 
-  /// The columns a row tile of A @ x leaves over (fewer than `kTile`):
-  /// vectors of their static number, or masked vectors of `kTile`.
+  /// The columns a row tile of A @ x leaves over (fewer than a tile):
+  /// vectors of their static number, or for a dynamic number masked steps
+  /// of one vector (`lanes`) each.
   LogicalResult vectorizeRestColumns(RewriterBase &rewriter,
-                                     linalg::GenericOp rest, int64_t kTile) {
+                                     linalg::GenericOp rest, unsigned column,
+                                     int64_t lanes) {
     Operation *loop = rest->getParentOp();
-    if (failed(mlir::pk::vectorizeOp(rewriter, rest, kTile,
+    if (rest.hasDynamicShape()) {
+      SmallVector<int64_t> steps(rest.getNumLoops(), 0);
+      steps[column] = lanes;
+      FailureOr<scf::SCFTilingResult> tiled =
+          mlir::pk::tileInto(rewriter, rest, steps, LoopType::ForOp);
+      if (failed(tiled) || tiled->loops.size() != 1)
+        return failure();
+      rest = cast<linalg::GenericOp>(tiled->tiledOps.front());
+      loop = tiled->loops.front();
+    }
+    if (failed(mlir::pk::vectorizeOp(rewriter, rest, lanes,
                                      /*assumeWhole=*/false)))
       return failure();
     // Masked reads of tensors become transfer_reads with a mask, which
@@ -352,8 +365,7 @@ struct VectorizeMatvecPass
   }
 
   /// Moves `rest` (columns a row tile leaves over, a dynamic number) into
-  /// an scf.if that runs it only where there are any (its masked vector
-  /// step costs as much as a whole tile's); returns it.
+  /// an scf.if that runs it only where there are any; returns it.
   linalg::GenericOp onlyIfAny(RewriterBase &rewriter, linalg::GenericOp rest,
                               unsigned dim) {
     Location loc = rest.getLoc();

@@ -157,7 +157,7 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
     product has at least `parallel-threshold` multiply-adds. The columns
     the tiles do not divide are split off (`linalg::splitOp`): for `A @ x`
     within each row tile, while its rows are in cache, as vectors of their
-    number (where that is dynamic, one masked step of a whole tile); for
+    number (where that is dynamic, masked steps of one vector); for
     `x @ A` (and its rows
     the steps do not divide) as loop nests. Products shorter than one
     column tile keep their loop nest.
