@@ -167,6 +167,13 @@ struct VectorizeMatvecPass
           return signalPassFailure();
         continue;
       }
+      // Rows of A @ x shorter than one vector keep the loop nest, as static
+      // ones do (masked vectors would mostly compute padding), decided at
+      // run time where their length is dynamic.
+      if (matvec.matrixLeft && ShapedType::isDynamic(ranges[matvec.column()]))
+        op = mlir::pk::chooseAtRunTime(
+                 rewriter, op, isAtLeast(rewriter, op, matvec.column(), lanes))
+                 .first;
       // For dynamic sizes, whether the tiles run in parallel is decided
       // at run time, between two copies.
       auto [parallel, serial] =
@@ -174,6 +181,18 @@ struct VectorizeMatvecPass
       if (failed(vectorize(parallel, true)) || failed(vectorize(serial, false)))
         return signalPassFailure();
     }
+  }
+
+  /// Whether `op`'s loop dimension `dim` has at least `least` points,
+  /// computed before it.
+  Value isAtLeast(RewriterBase &rewriter, linalg::LinalgOp op, unsigned dim,
+                  int64_t least) {
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    return arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::sge,
+        mlir::pk::loopSize(rewriter, op, dim),
+        arith::ConstantIndexOp::create(rewriter, loc, least));
   }
 
   /// Whether `op` has at least parallelThreshold multiply-adds, computed

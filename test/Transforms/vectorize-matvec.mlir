@@ -81,18 +81,22 @@ func.func @dot(%a: tensor<1000xf32>, %b: tensor<1000xf32>, %o: tensor<f32>) -> t
   return %r : tensor<f32>
 }
 
-// Dynamic sizes: an scf.if on the count of multiply-adds (from the
-// threshold on) chooses the parallel copy or the serial one. Each splits
-// at the largest multiple of a tile, whose tiles are whole and static
-// (8 x 64 here), the columns they leave over (if any) masked 8 x 16
-// steps in each row tile, their masked-off products -0.0 in the sums; the rows
-// left over are tiles of one row.
+// Dynamic sizes: rows of at least one vector (16 float32) are vector code,
+// where an scf.if on the count of multiply-adds (from the threshold on)
+// chooses the parallel copy or the serial one. Each splits at the largest
+// multiple of a tile, whose tiles are whole and static (8 x 64 here), the
+// columns they leave over (if any) masked 8 x 16 steps in each row tile,
+// their masked-off products -0.0 in the sums; the rows left over are tiles
+// of one row.
 // CHECK-LABEL: func.func @dynamic_rows
 // CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[X:.*]]: tensor<?xf32>
 // CHECK-DAG: %[[NOTHING:.*]] = arith.constant dense<-0.000000e+00> : vector<16xf32>
-// CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %c0
 // CHECK-DAG: %[[K:.*]] = tensor.dim %[[A]], %c1
-// CHECK: %[[COUNT:.*]] = arith.muli %[[M]], %[[K]]
+// CHECK: %[[WIDE:.*]] = arith.cmpi sge, %[[K]], %c16
+// CHECK: scf.if %[[WIDE]]
+// CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %c0
+// CHECK-DAG: %[[K2:.*]] = tensor.dim %[[A]], %c1
+// CHECK: %[[COUNT:.*]] = arith.muli %[[M]], %[[K2]]
 // CHECK: %[[LARGE:.*]] = arith.cmpi sge, %[[COUNT]], %c1000
 // CHECK: scf.if %[[LARGE]]
 // CHECK: %[[MAIN:.*]] = affine.min #[[$EIGHTS]]()
@@ -114,6 +118,8 @@ func.func @dot(%a: tensor<1000xf32>, %b: tensor<1000xf32>, %o: tensor<f32>) -> t
 // CHECK: -> (vector<8xf32>)
 // CHECK-NOT: scf.forall
 // CHECK: scf.yield
+// Rows shorter than one vector: the loop nest, over all of A.
+// CHECK: linalg.generic {{.*}} ins(%[[A]], %{{[a-z0-9]+}} : tensor<?x?xf32>, tensor<?xf32>)
 func.func @dynamic_rows(%a: tensor<?x?xf32>, %x: tensor<?xf32>, %o: tensor<?xf32>) -> tensor<?xf32> {
   %r = linalg.matvec ins(%a, %x : tensor<?x?xf32>, tensor<?xf32>) outs(%o : tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>

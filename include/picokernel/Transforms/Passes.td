@@ -167,7 +167,8 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
     vectorized as above); `A @ x`'s rows left over are tiles of one row.
     Whether the tiles run in parallel is decided at run time: an `scf.if`
     on the count of multiply-adds chooses between a parallel and a serial
-    copy of the product.
+    copy of the product; `A @ x` whose rows are shorter than one vector
+    keeps the loop nest (another `scf.if`).
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
