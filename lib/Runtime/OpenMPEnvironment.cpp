@@ -5,8 +5,34 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
+
+#ifdef __linux__
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 namespace pk::detail {
+
+namespace {
+/// libomp registers itself in /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid>:
+/// it creates the file, gives it a size, then reads it back. A file of this
+/// process's pid already there is an earlier process's that died between
+/// the two (pids are reused), and libomp reads an empty one past its end:
+/// SIGBUS on its first parallel region. An empty one is never a live
+/// runtime's: removed.
+void removeStaleOpenMPRegistration() {
+#ifdef __linux__
+  std::string path = "/dev/shm/__KMP_REGISTERED_LIB_" +
+                     std::to_string(getpid()) + "_" + std::to_string(getuid());
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+      info.st_size == 0)
+    unlink(path.c_str());
+#endif
+}
+} // namespace
 
 bool isValidThreadCountList(std::string_view value) {
   auto isBlank = [](char c) { return c == ' ' || c == '\t'; };
@@ -37,6 +63,11 @@ bool isValidThreadCountList(std::string_view value) {
 void prepareOpenMPEnvironment() {
   static std::once_flag once;
   std::call_once(once, [] {
+    removeStaleOpenMPRegistration();
+#ifdef __linux__
+    // (A forked child registers again, under its own pid.)
+    pthread_atfork(nullptr, nullptr, removeStaleOpenMPRegistration);
+#endif
     const char *value = std::getenv("OMP_NUM_THREADS");
     if (!value || isValidThreadCountList(value))
       return;

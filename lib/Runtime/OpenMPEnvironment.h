@@ -25,7 +25,10 @@ bool isValidThreadCountList(std::string_view value);
 
 /// Once per process, before the OpenMP runtime is loaded: removes an
 /// OMP_NUM_THREADS that is not isValidThreadCountList from the environment
-/// (the runtime then uses every core), saying so on stderr.
+/// (the runtime then uses every core), saying so on stderr, and an empty
+/// registration file of this process's pid that a dead process left in
+/// /dev/shm (libomp would die of SIGBUS reading it; also in forked
+/// children).
 void prepareOpenMPEnvironment();
 
 } // namespace pk::detail

@@ -206,6 +206,61 @@ def test_ctrl_c_interrupts_a_long_compile():
     assert out.splitlines() == ["interrupted 0", "then 1"], out
 
 
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="libomp registers in /dev/shm")
+@pytest.mark.parametrize("fork", [False, True], ids=["process", "forked child"])
+def test_a_dead_process_s_empty_openmp_registration_is_no_crash(fork):
+    """libomp registers in /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid> and
+    dies of SIGBUS reading an empty file a dead process of the same pid left
+    there; picokernel removes such a file before the runtime starts (and in
+    a forked child, before it registers again)."""
+    code = textwrap.dedent("""
+        import os, sys, numpy as np, picokernel
+
+        def leave_an_empty_registration():
+            path = f"/dev/shm/__KMP_REGISTERED_LIB_{os.getpid()}_{os.getuid()}"
+            open(path, "w").close()
+            return path
+
+        @picokernel.kernel
+        def square(a, o):
+            o[...] = a[...] * a[...]
+
+        a = np.arange(300000, dtype=np.float64)
+        o = np.zeros_like(a)
+        if FORK:
+            square(a, o)  # the runtime starts in the parent
+            # Empty files for the pids the child is likely to get.
+            left = []
+            for pid in range(os.getpid() + 1, os.getpid() + 200):
+                path = f"/dev/shm/__KMP_REGISTERED_LIB_{pid}_{os.getuid()}"
+                if not os.path.exists(path):
+                    open(path, "w").close()
+                    left.append(path)
+            pid = os.fork()
+            if pid == 0:
+                o[:] = 0
+                square(a, o)
+                os._exit(0 if (o == a * a).all() else 3)
+            _, status = os.waitpid(pid, 0)
+            for path in left:
+                if os.path.exists(path):
+                    os.unlink(path)
+            covered = any(path.endswith(f"_{pid}_{os.getuid()}") for path in left)
+            print(os.waitstatus_to_exitcode(status) == 0, covered)
+        else:
+            path = leave_an_empty_registration()
+            square(a, o)
+            print(bool((o == a * a).all()), True)
+    """).replace("FORK", str(fork))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    right, covered = result.stdout.split()
+    assert right == "True", result.stderr
+    if covered != "True":
+        pytest.skip("the child got a pid out of the range prepared for it")
+
+
 @pytest.mark.parametrize("threads", ["", "abc", "-1", "2,abc", "99999999999"])
 def test_an_omp_num_threads_libomp_aborts_on_is_ignored(threads):
     """libomp aborts the process on these; picokernel drops the variable
