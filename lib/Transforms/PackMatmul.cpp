@@ -215,9 +215,8 @@ Value shouldPack(RewriterBase &rewriter, linalg::LinalgOp op,
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, value);
   };
-  auto atLeast = [&](Value size, int64_t least) -> Value {
-    return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, size,
-                                 constant(least));
+  auto atLeast = [&](Value size, int64_t least) {
+    return mlir::pk::isAtLeast(rewriter, loc, size, least);
   };
   Value m = mlir::pk::loopSize(rewriter, op, dims.m.front());
   Value n = mlir::pk::loopSize(rewriter, op, dims.n.front());

@@ -23,6 +23,13 @@ Value mlir::pk::loopSize(OpBuilder &builder, linalg::LinalgOp op,
       builder, loc, tensor::getMixedSize(builder, loc, operand, operandDim));
 }
 
+Value mlir::pk::isAtLeast(OpBuilder &builder, Location loc, Value size,
+                          int64_t least) {
+  return arith::CmpIOp::create(
+      builder, loc, arith::CmpIPredicate::sge, size,
+      arith::ConstantIndexOp::create(builder, loc, least));
+}
+
 namespace {
 
 /// The single elementwise consumer of `op`'s result whose other operands

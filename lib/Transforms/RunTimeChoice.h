@@ -22,6 +22,10 @@ namespace mlir::pk {
 /// that has it (an input: its init may be copied, see chooseAtRunTime).
 Value loopSize(OpBuilder &builder, linalg::LinalgOp op, unsigned dim);
 
+/// Whether `size` is at least `least`: an i1 computed at the builder's
+/// insertion point.
+Value isAtLeast(OpBuilder &builder, Location loc, Value size, int64_t least);
+
 /// Replaces `op` and its single elementwise consumer, where that can move
 /// up to `op`, by a choice made at run time (`condition`) between two
 /// copies of them, whose products are returned (then, else). New tensors

@@ -106,21 +106,23 @@ void assumeWholeTiles(RewriterBase &rewriter, LoopLikeOpInterface loop) {
     }
 }
 
-/// Canonicalizes the ops in `root`'s regions (tiles' slices of constant
-/// sizes become static).
-LogicalResult canonicalizeIn(Operation *root) {
-  MLIRContext *context = root->getContext();
-  RewritePatternSet patterns(context);
-  for (Dialect *dialect : context->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(patterns);
-  for (RegisteredOperationName op : context->getRegisteredOperations())
-    op.getCanonicalizationPatterns(patterns, context);
-  return applyPatternsGreedily(root, std::move(patterns));
-}
-
 struct VectorizeMatvecPass
     : public mlir::pk::impl::PkVectorizeMatvecBase<VectorizeMatvecPass> {
   using PkVectorizeMatvecBase::PkVectorizeMatvecBase;
+
+  /// Canonicalization, which makes the slices of tiles of a dynamic
+  /// product static (their sizes are constants after assumeWholeTiles).
+  FrozenRewritePatternSet canonicalization;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet patterns(context);
+    for (Dialect *dialect : context->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op : context->getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, context);
+    canonicalization = FrozenRewritePatternSet(std::move(patterns));
+    return success();
+  }
 
   void runOnOperation() override {
     int64_t bits =
@@ -160,13 +162,6 @@ struct VectorizeMatvecPass
                                  : vectorizeRowSums(rewriter, product, matvec,
                                                     lanes, parallel);
       };
-      if (!op.hasDynamicShape() || parallelThreshold <= 0) {
-        bool parallel = parallelThreshold > 0 &&
-                        mlir::pk::iterationCount(op) >= parallelThreshold;
-        if (failed(vectorize(op, parallel)))
-          return signalPassFailure();
-        continue;
-      }
       // Rows of A @ x shorter than one vector keep the loop nest, as static
       // ones do (masked vectors would mostly compute padding), decided at
       // run time where their length is dynamic.
@@ -174,6 +169,13 @@ struct VectorizeMatvecPass
         op = mlir::pk::chooseAtRunTime(
                  rewriter, op, isAtLeast(rewriter, op, matvec.column(), lanes))
                  .first;
+      if (!op.hasDynamicShape() || parallelThreshold <= 0) {
+        bool parallel = parallelThreshold > 0 &&
+                        mlir::pk::iterationCount(op) >= parallelThreshold;
+        if (failed(vectorize(op, parallel)))
+          return signalPassFailure();
+        continue;
+      }
       // For dynamic sizes, whether the tiles run in parallel is decided
       // at run time, between two copies.
       auto [parallel, serial] =
@@ -187,12 +189,9 @@ struct VectorizeMatvecPass
   /// computed before it.
   Value isAtLeast(RewriterBase &rewriter, linalg::LinalgOp op, unsigned dim,
                   int64_t least) {
-    Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    return arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::sge,
-        mlir::pk::loopSize(rewriter, op, dim),
-        arith::ConstantIndexOp::create(rewriter, loc, least));
+    return mlir::pk::isAtLeast(rewriter, op.getLoc(),
+                               mlir::pk::loopSize(rewriter, op, dim), least);
   }
 
   /// Whether `op` has at least parallelThreshold multiply-adds, computed
@@ -204,9 +203,7 @@ struct VectorizeMatvecPass
     for (unsigned dim = 0; dim < op.getNumLoops(); ++dim)
       count = arith::MulIOp::create(rewriter, loc, count,
                                     mlir::pk::loopSize(rewriter, op, dim));
-    return arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::sge, count,
-        arith::ConstantIndexOp::create(rewriter, loc, parallelThreshold));
+    return mlir::pk::isAtLeast(rewriter, loc, count, parallelThreshold);
   }
 
   /// Splits `op` along `dim` at the largest multiple of `multiple` not
@@ -302,7 +299,7 @@ struct VectorizeMatvecPass
     // Dynamic sizes: whole tiles become static (which may replace the K
     // loop and the rest). (Static ones are, and keep their loops even of one
     // step.)
-    if (dynamic && failed(canonicalizeIn(root)))
+    if (dynamic && failed(applyPatternsGreedily(root, canonicalization)))
       return emitError(loc, "matrix-vector product's tiles did not settle");
     // The K loop (gone where canonicalization found one step) with the
     // tile, then the rest of the row tile's columns.
@@ -388,11 +385,7 @@ struct VectorizeMatvecPass
   linalg::GenericOp onlyIfAny(RewriterBase &rewriter, linalg::GenericOp rest,
                               unsigned dim) {
     Location loc = rest.getLoc();
-    rewriter.setInsertionPoint(rest);
-    Value size = mlir::pk::loopSize(rewriter, rest, dim);
-    Value any =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, size,
-                              arith::ConstantIndexOp::create(rewriter, loc, 0));
+    Value any = isAtLeast(rewriter, rest, dim, 1);
     auto choice =
         scf::IfOp::create(rewriter, loc, rest->getResultTypes(), any,
                           /*addThenBlock=*/true, /*addElseBlock=*/true);
@@ -497,7 +490,7 @@ struct VectorizeMatvecPass
     assumeWholeTiles(rewriter, inner->loops.front());
     Operation *root = outer->loops.front();
     // (As for A @ x.)
-    if (dynamic && failed(canonicalizeIn(root)))
+    if (dynamic && failed(applyPatternsGreedily(root, canonicalization)))
       return emitError(loc, "vector-matrix product's tiles did not settle");
     auto innerLoop = mlir::pk::findFirst<linalg::GenericOp>(root)
                          ->getParentOfType<LoopLikeOpInterface>();

@@ -1,4 +1,5 @@
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-vectorize-matvec{vector-bits=512 parallel-threshold=1000 min-iterations=1000},canonicalize))' | FileCheck %s
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-vectorize-matvec{vector-bits=512 parallel-threshold=0 min-iterations=1000},canonicalize))' | FileCheck %s --check-prefix=SERIAL
 
 // (For the dynamic sizes below: the largest multiple of 8 rows, half the
 // columns in whole tiles of 64.)
@@ -120,6 +121,15 @@ func.func @dot(%a: tensor<1000xf32>, %b: tensor<1000xf32>, %o: tensor<f32>) -> t
 // CHECK: scf.yield
 // Rows shorter than one vector: the loop nest, over all of A.
 // CHECK: linalg.generic {{.*}} ins(%[[A]], %{{[a-z0-9]+}} : tensor<?x?xf32>, tensor<?xf32>)
+// Without threads (parallel-threshold=0), short rows are still decided
+// at run time; the tiles are serial.
+// SERIAL-LABEL: func.func @dynamic_rows
+// SERIAL: %[[WIDE:.*]] = arith.cmpi sge, %{{.*}}, %c16
+// SERIAL: scf.if %[[WIDE]]
+// SERIAL-NOT: scf.forall
+// SERIAL: scf.for %{{.*}} = %c0 to %{{.*}} step %c8
+// SERIAL: } else {
+// SERIAL: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x?xf32>, tensor<?xf32>)
 func.func @dynamic_rows(%a: tensor<?x?xf32>, %x: tensor<?xf32>, %o: tensor<?xf32>) -> tensor<?xf32> {
   %r = linalg.matvec ins(%a, %x : tensor<?x?xf32>, tensor<?xf32>) outs(%o : tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>

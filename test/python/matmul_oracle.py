@@ -5,6 +5,10 @@ Floating-point operands hold small integers, so that every partial sum is
 exact and any summation order gives NumPy's result bit for bit.
 """
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 
 
@@ -34,6 +38,26 @@ def product_like(a, b, fill=7, dtype=None):
             dtype = np.matmul(a, b).dtype
     shape = np.matmul(np.zeros(a.shape, np.int8), np.zeros(b.shape, np.int8)).shape
     return np.full(shape, fill, dtype=dtype)
+
+
+def check_dynamic_with_threads(threads, shapes):
+    """In a process of OMP_NUM_THREADS=`threads` (the team size is fixed
+    when the OpenMP runtime starts), a dynamic `@` kernel gives NumPy's
+    result for operands of each pair of `shapes`."""
+    code = (
+        "import numpy as np, picokernel\n"
+        "@picokernel.kernel(dynamic=True)\n"
+        "def product(a, b, o):\n"
+        "    o[...] = a[...] @ b[...]\n"
+        "rng = np.random.default_rng(1)\n"
+        f"for a_shape, b_shape in {shapes!r}:\n"
+        "    a = rng.integers(-4, 5, a_shape).astype(np.float32)\n"
+        "    b = rng.integers(-4, 5, b_shape).astype(np.float32)\n"
+        "    o = np.empty(np.matmul(a, b).shape, np.float32)\n"
+        "    product(a, b, o)\n"
+        "    assert (o == a @ b).all(), (a_shape, b_shape)\n")
+    env = dict(os.environ, OMP_NUM_THREADS=threads)
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
 
 
 def run_into(matmul, a, b):

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 import picokernel
-from matmul_oracle import (check_empty_and_zero_k, check_output_is_an_operand,
-                           check_special_values, check_views_and_transposes,
-                           expected, integers, product_like)
+from matmul_oracle import (check_dynamic_with_threads, check_empty_and_zero_k,
+                           check_output_is_an_operand, check_special_values,
+                           check_views_and_transposes, expected, integers,
+                           product_like)
 
 
 def matmul_kernel(**options):
@@ -154,20 +155,7 @@ def test_output_of_another_layout(rng):
 
 
 @pytest.mark.parametrize("threads", ["1", "3"])
-def test_thread_counts(rng, threads):
-    import subprocess
-    import sys
-    code = (
-        "import numpy as np, picokernel\n"
-        "@picokernel.kernel(dynamic=True)\n"
-        "def mm(a, b, o):\n"
-        "    o[...] = a[...] @ b[...]\n"
-        "rng = np.random.default_rng(1)\n"
-        "for m, k, n in [(8, 4, 16), (200, 300, 100), (513, 65, 97)]:\n"
-        "    a = rng.integers(-4, 5, (m, k)).astype(np.float32)\n"
-        "    b = rng.integers(-4, 5, (k, n)).astype(np.float32)\n"
-        "    o = np.empty((m, n), np.float32)\n"
-        "    mm(a, b, o)\n"
-        "    assert (o == a @ b).all(), (m, k, n)\n")
-    env = dict(__import__("os").environ, OMP_NUM_THREADS=threads)
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
+def test_thread_counts(threads):
+    check_dynamic_with_threads(
+        threads, [((m, k), (k, n))
+                  for m, k, n in [(8, 4, 16), (200, 300, 100), (513, 65, 97)]])

@@ -7,15 +7,13 @@ that are an operand, fused consumers and special values; one compile per
 pattern of sizes. Operands from matmul_oracle (small integers: exact in
 any summation order)."""
 
-import subprocess
-import sys
-
 import ml_dtypes
 import numpy as np
 import pytest
 
 import picokernel
-from matmul_oracle import expected, integers, product_like
+from matmul_oracle import (check_dynamic_with_threads, expected, integers,
+                           product_like)
 
 
 def product(a, b, o):
@@ -149,24 +147,10 @@ def test_sums_are_accurate(rng):
 
 @pytest.mark.parametrize("threads", ["1", "3"])
 def test_thread_counts(threads):
-    code = (
-        "import numpy as np, picokernel\n"
-        "@picokernel.kernel(dynamic=True)\n"
-        "def mv(a, b, o):\n"
-        "    o[...] = a[...] @ b[...]\n"
-        "rng = np.random.default_rng(1)\n"
-        "for m, k in [(9, 65), (300, 301), (1025, 129), (3, 20000)]:\n"
-        "    a = rng.integers(-4, 5, (m, k)).astype(np.float32)\n"
-        "    x = rng.integers(-4, 5, k).astype(np.float32)\n"
-        "    y = rng.integers(-4, 5, m).astype(np.float32)\n"
-        "    o = np.empty(m, np.float32)\n"
-        "    mv(a, x, o)\n"
-        "    assert (o == a @ x).all(), (m, k)\n"
-        "    o = np.empty(k, np.float32)\n"
-        "    mv(y, a, o)\n"
-        "    assert (o == y @ a).all(), (m, k)\n")
-    env = dict(__import__("os").environ, OMP_NUM_THREADS=threads)
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
+    sizes = [(9, 65), (300, 301), (1025, 129), (3, 20000)]
+    check_dynamic_with_threads(
+        threads, [((m, k), (k,)) for m, k in sizes] +
+        [((m,), (m, k)) for m, k in sizes])
 
 
 def test_constant_slices_fix_some_sizes(rng):
