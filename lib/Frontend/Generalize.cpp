@@ -341,8 +341,19 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
       [&](Operation *op) { opsB.push_back(op); });
   if (opsA.size() != opsB.size())
     return fail("its operations depend on the sizes");
-  for (auto [k, symbol] : llvm::enumerate(symbols))
-    learn(symbol.first, symbol.second, SizeExpr{int(k), 0, 1});
+  for (auto [k, symbol] : llvm::enumerate(symbols)) {
+    int base = k < derivedFrom.size() ? derivedFrom[k] : -1;
+    if (base < 0) {
+      learn(symbol.first, symbol.second, SizeExpr{int(k), 0, 1});
+      continue;
+    }
+    // A size less than its base's by the same constant in both traces.
+    int64_t less = symbols[base].first - symbol.first;
+    if (less <= 0 || symbols[base].second - symbol.second != less ||
+        derivedFrom[base] >= 0)
+      return fail("its sizes are related in a way it does not take");
+    learn(symbol.first, symbol.second, SizeExpr{base, less, 1});
+  }
   // Slices first: their sizes are known before the values of those sizes
   // (a scalar broadcast to a slice) are met.
   if (failed(compareAllSlices(opsA, opsB)))
@@ -441,8 +452,10 @@ void dropRecordedIndices(ModuleOp module) {
 
 LogicalResult generalizeSizes(ModuleOp traced, ModuleOp perturbed,
                               ArrayRef<SizeSymbol> symbols, std::string &reason,
-                              SmallVectorImpl<int64_t> &keepStatic) {
-  return Generalizer(symbols, reason, keepStatic).run(traced, perturbed);
+                              SmallVectorImpl<int64_t> &keepStatic,
+                              ArrayRef<int> derivedFrom) {
+  return Generalizer(symbols, reason, keepStatic, derivedFrom)
+      .run(traced, perturbed);
 }
 
 } // namespace pk

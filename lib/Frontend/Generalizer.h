@@ -37,8 +37,10 @@ struct SlicePlan {
 class Generalizer {
 public:
   Generalizer(llvm::ArrayRef<SizeSymbol> symbols, std::string &reason,
-              llvm::SmallVectorImpl<int64_t> &keepStatic)
-      : symbols(symbols), reason(reason), keepStatic(keepStatic) {}
+              llvm::SmallVectorImpl<int64_t> &keepStatic,
+              llvm::ArrayRef<int> derivedFrom)
+      : symbols(symbols), reason(reason), keepStatic(keepStatic),
+        derivedFrom(derivedFrom) {}
 
   mlir::LogicalResult run(mlir::ModuleOp traced, mlir::ModuleOp perturbed);
 
@@ -104,6 +106,7 @@ private:
   llvm::ArrayRef<SizeSymbol> symbols;
   std::string &reason;
   llvm::SmallVectorImpl<int64_t> &keepStatic;
+  llvm::ArrayRef<int> derivedFrom;
   std::string keepStaticReason;
   mlir::pk::KernelOp kernel;
   /// Each parameter's shape in the first trace.

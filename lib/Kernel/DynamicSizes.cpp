@@ -8,10 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelCache.h"
+#include "SecondTrace.h"
 
 #include "picokernel/Dialect/Pk/IR/SizeClasses.h"
 #include "picokernel/Frontend/Generalize.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -21,72 +23,12 @@
 namespace pk::detail {
 
 namespace {
-/// The first prime at least `n` (n >= 2).
-int64_t primeAtLeast(int64_t n) {
-  auto isPrime = [](int64_t p) {
-    for (int64_t d = 2; d * d <= p; ++d)
-      if (p % d == 0)
-        return false;
-    return true;
-  };
-  while (!isPrime(n))
-    ++n;
-  return n;
-}
-
-/// The sizes the classes of a dynamic compile take in its second trace:
-/// class k's size plus the first prime at least step (k + 1), for the
-/// largest step of a few whose sizes are new (no size of the first trace,
-/// none equal: no equality either trace lacks) and keep every array
-/// countable in bytes. Empty if none does. Distinct primes keep sizes that
-/// are in proportion in the first trace (m = 2 n - 2) from looking like
-/// one another's multiples in both (a mean's count 2 (n - 2) = m - 2).
-std::vector<int64_t> secondSizes(const Signature &real, const SizeMask &mask,
-                                 llvm::ArrayRef<int64_t> sizes) {
-  std::vector<int64_t> seen;
-  for (const ArgSpec &arg : real)
-    seen.insert(seen.end(), arg.shape.begin(), arg.shape.end());
-  for (int64_t step : {1009, 101, 11, 3}) {
-    std::vector<int64_t> moved;
-    for (auto [k, size] : llvm::enumerate(sizes)) {
-      int64_t next = size + primeAtLeast(step * int64_t(k + 1));
-      if (llvm::is_contained(seen, next) || llvm::is_contained(moved, next))
-        break;
-      moved.push_back(next);
-    }
-    if (moved.size() != sizes.size())
-      continue;
-    bool fits = true;
-    size_t position = 0;
-    for (const ArgSpec &arg : real) {
-      int64_t bytes = int64_t(itemSize(arg.dtype));
-      for (int64_t size : arg.shape) {
-        bool dynamic = isDynamicSize(mask, position++, size);
-        int64_t now =
-            dynamic ? moved[llvm::find(sizes, size) - sizes.begin()] : size;
-        fits &= !llvm::MulOverflow(bytes, now, bytes);
-      }
-    }
-    if (fits)
-      return moved;
-  }
-  return {};
-}
-
 /// Per size of `sizes` (a class of `real`'s dynamic sizes): the least
-/// size `module`'s kernel takes there (0: any).
-llvm::SmallVector<int64_t, 4> leastSizes(mlir::ModuleOp module,
+/// size the kernel of size classes `classes` takes there (0: any).
+llvm::SmallVector<int64_t, 4> leastSizes(const mlir::pk::SizeClasses &classes,
                                          const Signature &real,
                                          llvm::ArrayRef<int64_t> sizes) {
   llvm::SmallVector<int64_t, 4> least(sizes.size(), 0);
-  mlir::pk::KernelOp kernel;
-  module.walk([&](mlir::pk::KernelOp op) {
-    kernel = op;
-    return mlir::WalkResult::interrupt();
-  });
-  if (!kernel)
-    return least;
-  mlir::pk::SizeClasses classes = mlir::pk::computeSizeClasses(kernel);
   // Parameters are the arrays that alias no earlier one, in order.
   size_t parameter = 0;
   for (const ArgSpec &arg : real) {
@@ -114,31 +56,41 @@ std::string lastLine(const std::exception &error) {
 } // namespace
 
 /// Traces the kernel for `arrays` and again with the sizes `mask` marks
-/// changed (`sizes`: the distinct ones, one class each) and generalizes
-/// the first trace to dynamic sizes. An error of the first trace is the
-/// user's and propagates.
+/// changed (`sizes`: the distinct ones, one class each; sizes the mask
+/// computes from them move with them) and generalizes the first trace to
+/// dynamic sizes. An error of the first trace is the user's and
+/// propagates. Where classes fail to trace moved alone but trace moved
+/// together (o[...] = x[1:] - x[:-1]), the trace says which are computed
+/// from which (`derivedFrom`) for the caller to try again.
 DynamicTrace KernelCache::traceDynamic(const Signature &real,
                                        const SizeMask &mask,
                                        llvm::ArrayRef<int64_t> sizes,
                                        mlir::MLIRContext &context) const {
   auto start = std::chrono::steady_clock::now();
   DynamicTrace result;
-  std::vector<int64_t> moved = secondSizes(real, mask, sizes);
+  SizeRoles roles = rolesOf(real, mask, sizes);
+  std::vector<int64_t> moved = secondSizes(real, roles, sizes);
   std::vector<SizeSymbol> symbols;
   for (auto [k, size] : llvm::enumerate(sizes))
     symbols.push_back({size, moved.empty() ? size : moved[k]});
-  // `real` with the classes `moved` (all: empty) moved.
+  // The sizes computed from a class, after the classes.
+  std::vector<int> derivedFrom(sizes.size(), -1);
+  for (auto related : roles.related)
+    if (related && !moved.empty()) {
+      SizeSymbol symbol{sizes[related->first] + related->second,
+                        moved[related->first] + related->second};
+      if (llvm::is_contained(symbols, symbol))
+        continue;
+      symbols.push_back(symbol);
+      derivedFrom.push_back(int(related->first));
+    }
+  // `real` with the classes `classes` (all: empty) moved.
   auto perturbed = [&](llvm::ArrayRef<size_t> classes) {
-    Signature other = real;
-    size_t position = 0;
-    for (ArgSpec &arg : other)
-      for (int64_t &size : arg.shape) {
-        bool dynamic = isDynamicSize(mask, position++, size);
-        size_t k = llvm::find(sizes, size) - sizes.begin();
-        if (dynamic && (classes.empty() || llvm::is_contained(classes, k)))
-          size = moved[k];
-      }
-    return other;
+    std::vector<int64_t> classSizes(sizes.begin(), sizes.end());
+    for (size_t k = 0; k < sizes.size(); ++k)
+      if (classes.empty() || llvm::is_contained(classes, k))
+        classSizes[k] = moved[k];
+    return withClassSizes(real, roles, classSizes);
   };
   // Whether the kernel traces for `other`; an error that ends the call
   // whatever the sizes (Ctrl-C, memory) propagates.
@@ -173,22 +125,51 @@ DynamicTrace KernelCache::traceDynamic(const Signature &real,
     // The classes that fail when moved alone stay static: the others may
     // still be dynamic (a batch, next to a size a constant array of the
     // kernel's fixes).
+    std::vector<size_t> failing;
     for (size_t k = 0; k < sizes.size() && sizes.size() > 1; ++k)
       if (!traces(perturbed({k}), nullptr))
-        result.keepStatic.push_back(sizes[k]);
+        failing.push_back(k);
+    result.derivedFrom = relateSizes(
+        real, roles, sizes, moved, failing,
+        [&](const Signature &other) { return traces(other, nullptr); });
+    if (!result.derivedFrom.empty()) {
+      result.whyStatic.clear();
+      result.failedForOtherSizes = false;
+      result.module = nullptr;
+      return result;
+    }
+    for (size_t k : failing)
+      result.keepStatic.push_back(sizes[k]);
     if (result.keepStatic.size() == sizes.size())
       result.keepStatic.clear();
   }
+  // (A generalized module that does not verify keeps the kernel static,
+  // with the reason: its diagnostics are not the user's.)
+  std::string diagnostic;
+  mlir::ScopedDiagnosticHandler quiet(&context, [&](mlir::Diagnostic &error) {
+    if (diagnostic.empty())
+      diagnostic = error.str();
+    return mlir::success();
+  });
   if (otherModule &&
       (mlir::failed(generalizeSizes(*result.module, *otherModule, symbols,
-                                    result.whyStatic, result.keepStatic)) ||
+                                    result.whyStatic, result.keepStatic,
+                                    derivedFrom)) ||
        mlir::failed(mlir::verify(*result.module))) &&
       result.whyStatic.empty())
-    result.whyStatic = "its generalized IR does not verify";
+    result.whyStatic = "its generalized IR does not verify: " + diagnostic;
+  if (result.whyStatic.empty()) {
+    // (The generalizer checked that the module holds one kernel.)
+    auto kernel = *result.module->getOps<mlir::pk::KernelOp>().begin();
+    mlir::pk::SizeClasses classes = mlir::pk::computeSizeClasses(kernel);
+    if (derivesAsKeyed(classes, real, roles))
+      result.minimum = leastSizes(classes, real, sizes);
+    else
+      result.whyStatic = "it computes sizes from others in a way its "
+                         "variant for dynamic sizes cannot check";
+  }
   if (!result.whyStatic.empty())
     result.module = nullptr;
-  else
-    result.minimum = leastSizes(*result.module, real, sizes);
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -247,6 +228,11 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
     std::shared_ptr<CompileContext> context = CompileContexts::acquire();
     DynamicTrace traced =
         traceDynamic(signature(arrays, aliasOf), mask, sizes, context->context);
+    if (!traced.derivedFrom.empty()) {
+      // Sizes computed from others: their variant takes them from those.
+      mask = withRelations(view, mask, sizes, traced.derivedFrom);
+      continue;
+    }
     whyStatic = traced.whyStatic;
     if (traced.module) {
       // Sizes below the least the kernel takes (it slices x[:4]) stay in

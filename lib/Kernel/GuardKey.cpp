@@ -6,6 +6,8 @@
 #include "llvm/ADT/Hashing.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 
 namespace pk::detail {
 
@@ -102,35 +104,114 @@ SizeMask withMinimums(KeyView key, const SizeMask &mask,
   return result;
 }
 
+int64_t maskOfRelation(SizeRelation relation) {
+  return -1 - int64_t((uint64_t(relation.base) << 32) |
+                      uint64_t(relation.difference + kMaxSizeDifference));
+}
+
+std::optional<SizeRelation> relationAt(const SizeMask &mask, size_t position) {
+  if (mask.empty() || mask[position] >= 0)
+    return std::nullopt;
+  uint64_t bits = uint64_t(-1 - mask[position]);
+  return SizeRelation{size_t(bits >> 32),
+                      int64_t(bits & 0xffffffffu) - kMaxSizeDifference};
+}
+
+namespace {
+/// A key's word for a size that is class k's plus `difference`: below
+/// every class's (-2 - k) and distinct for each pair.
+int64_t relatedWord(size_t k, int64_t difference) {
+  return std::numeric_limits<int64_t>::min() / 2 -
+         int64_t((uint64_t(k) << 32) |
+                 uint64_t(difference + kMaxSizeDifference));
+}
+
+std::optional<std::pair<size_t, int64_t>> relatedOfWord(int64_t word) {
+  if (word >= std::numeric_limits<int64_t>::min() / 2)
+    return std::nullopt;
+  uint64_t bits = uint64_t(std::numeric_limits<int64_t>::min() / 2 - word);
+  return std::pair{size_t(bits >> 32),
+                   int64_t(bits & 0xffffffffu) - kMaxSizeDifference};
+}
+} // namespace
+
+SizeMask withRelations(KeyView key, const SizeMask &mask,
+                       llvm::ArrayRef<int64_t> sizes,
+                       llvm::ArrayRef<int> derivedFrom) {
+  SizeMask result;
+  std::vector<int64_t> keySizes;
+  forEachSize(key, [&](size_t word) {
+    result.push_back(mask.empty() ? 2 : mask[result.size()]);
+    keySizes.push_back(key[word]);
+  });
+  for (size_t position = 0; position < keySizes.size(); ++position) {
+    int64_t size = keySizes[position];
+    if (!isDynamicSize(mask, position, size))
+      continue;
+    size_t k = llvm::find(sizes, size) - sizes.begin();
+    if (k >= derivedFrom.size() || derivedFrom[k] < 0)
+      continue;
+    int64_t baseSize = sizes[derivedFrom[k]];
+    int64_t difference = size - baseSize;
+    if (std::abs(difference) > kMaxSizeDifference)
+      continue;
+    for (size_t base = 0; base < keySizes.size(); ++base)
+      if (keySizes[base] == baseSize && isDynamicSize(mask, base, baseSize)) {
+        result[position] = maskOfRelation({base, difference});
+        break;
+      }
+  }
+  return result;
+}
+
 bool encodeDynamicKey(KeyView key, const SizeMask &mask,
                       llvm::SmallVectorImpl<int64_t> &dynamicKey,
                       llvm::SmallVectorImpl<int64_t> &sizes) {
   size_t start = dynamicKey.size();
-  dynamicKey.push_back(-1 - key[0]);
   // Per dynamic size (`sizes` from `first` on): the least at its
   // dimensions.
   size_t first = sizes.size();
   llvm::SmallVector<int64_t, 8> least;
+  llvm::SmallVector<int64_t, 16> keySizes;
+  forEachSize(key, [&](size_t word) { keySizes.push_back(key[word]); });
+  auto classOf = [&](int64_t size) {
+    return size_t(std::find(sizes.begin() + first, sizes.end(), size) -
+                  sizes.begin()) -
+           first;
+  };
+  for (auto [position, size] : llvm::enumerate(keySizes)) {
+    if (!isDynamicSize(mask, position, size))
+      continue;
+    size_t k = classOf(size);
+    if (first + k == sizes.size()) {
+      sizes.push_back(size);
+      least.push_back(2);
+    }
+    if (!mask.empty())
+      least[k] = std::max(least[k], mask[position]);
+  }
+  dynamicKey.push_back(-1 - key[0]);
   size_t at = 1, position = 0;
   for (int64_t i = 0; i < key[0]; ++i) {
     int64_t rank = key[at + 1];
     dynamicKey.push_back(key[at]);
     dynamicKey.push_back(rank);
     for (int64_t d = 0; d < rank; ++d, ++position) {
-      int64_t size = key[at + 2 + d];
-      if (!isDynamicSize(mask, position, size)) {
-        dynamicKey.push_back(size);
+      int64_t size = keySizes[position];
+      if (isDynamicSize(mask, position, size)) {
+        dynamicKey.push_back(-2 - int64_t(classOf(size)));
         continue;
       }
-      size_t k =
-          std::find(sizes.begin() + first, sizes.end(), size) - sizes.begin();
-      if (k == sizes.size()) {
-        sizes.push_back(size);
-        least.push_back(2);
+      // A size computed from a dynamic one, where it is (and not 0 or 1).
+      std::optional<SizeRelation> relation = relationAt(mask, position);
+      if (relation && size >= 2 &&
+          isDynamicSize(mask, relation->base, keySizes[relation->base]) &&
+          size == keySizes[relation->base] + relation->difference) {
+        dynamicKey.push_back(relatedWord(classOf(keySizes[relation->base]),
+                                         relation->difference));
+        continue;
       }
-      if (!mask.empty())
-        least[k - first] = std::max(least[k - first], mask[position]);
-      dynamicKey.push_back(-2 - int64_t(k - first));
+      dynamicKey.push_back(size);
     }
     dynamicKey.push_back(key[at + 2 + rank]);
     at += 3 + rank;
@@ -197,28 +278,37 @@ std::string explainKeyChange(KeyView before, KeyView key,
 std::string describeKey(KeyView key,
                         const std::vector<std::string> &paramNames) {
   int64_t count = key[0] < 0 ? -1 - key[0] : key[0];
-  // Dynamic sizes are -2 - k for class k.
+  // Dynamic sizes are -2 - k for class k; computed ones relatedWord's.
   int64_t classes = 0;
   size_t at = 1;
   for (int64_t i = 0; i < count; ++i) {
     int64_t rank = key[at + 1];
     for (int64_t d = 0; d < rank; ++d)
-      classes = std::max(classes, -1 - key[at + 2 + d]);
+      if (!relatedOfWord(key[at + 2 + d]))
+        classes = std::max(classes, -1 - key[at + 2 + d]);
     at += 3 + rank;
   }
   auto sizeName = [&](int64_t k) {
     return classes == 1 ? std::string("n") : "n" + std::to_string(k);
+  };
+  auto sizeText = [&](int64_t size) {
+    if (size >= 0)
+      return std::to_string(size);
+    if (std::optional<std::pair<size_t, int64_t>> related =
+            relatedOfWord(size)) {
+      auto [k, difference] = *related;
+      return sizeName(int64_t(k)) + (difference < 0 ? " - " : " + ") +
+             std::to_string(std::abs(difference));
+    }
+    return sizeName(-2 - size);
   };
   std::string text;
   at = 1;
   for (int64_t i = 0; i < count; ++i) {
     int64_t rank = key[at + 1];
     text += (i ? ", " : "") + paramName(paramNames, size_t(i)) + ": (";
-    for (int64_t d = 0; d < rank; ++d) {
-      int64_t size = key[at + 2 + d];
-      text += (d ? ", " : "") +
-              (size < 0 ? sizeName(-2 - size) : std::to_string(size));
-    }
+    for (int64_t d = 0; d < rank; ++d)
+      text += (d ? ", " : "") + sizeText(key[at + 2 + d]);
     text += std::string(rank == 1 ? ",) " : ") ") +
             std::string(dtypeName(DType(key[at])));
     at += 3 + rank;

@@ -7,7 +7,9 @@
 // variant for dynamic sizes is the same with the count as -1 - count and
 // each dynamic size (one the variant's mask marks, of at least 2) as
 // -2 - k, k numbering the distinct such sizes in order: sizes 0 and 1
-// (broadcasting), the static sizes and equalities stay in the key. Where
+// (broadcasting), the static sizes and equalities stay in the key. A size
+// the variant computes from a dynamic one (o's in o[...] = x[1:] - x[:-1])
+// is a marker of that size's k and the difference, where it holds. Where
 // the variant needs a size to be at least some minimum (it slices x[:4]),
 // a size below it stays in the key, and the minimum of each dynamic size
 // follows the arrays.
@@ -23,6 +25,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -55,8 +58,28 @@ using SizeMask = std::vector<int64_t>;
 /// Whether a size `size` at dimension `position` of a key is dynamic.
 inline bool isDynamicSize(const SizeMask &mask, size_t position, int64_t size) {
   return size >= 2 &&
-         (mask.empty() || (mask[position] != 0 && size >= mask[position]));
+         (mask.empty() || (mask[position] > 0 && size >= mask[position]));
 }
+
+/// A size that is the dynamic size at position `base` of a key plus
+/// `difference` (o[...] = x[1:] - x[:-1]: o's is x's less 1). A mask marks
+/// it with a negative entry (maskOfRelation); it is not dynamic itself.
+struct SizeRelation {
+  size_t base;
+  int64_t difference;
+};
+/// The largest difference a relation takes (either way).
+inline constexpr int64_t kMaxSizeDifference = (int64_t(1) << 31) - 1;
+int64_t maskOfRelation(SizeRelation relation);
+std::optional<SizeRelation> relationAt(const SizeMask &mask, size_t position);
+
+/// `mask` with each dynamic size of `key` in a class of `sizes` (as
+/// encodeDynamicKey numbers them) that `derivedFrom` derives from another
+/// class (-1: none) related to that class's first dynamic size; differences
+/// past kMaxSizeDifference stay dynamic.
+SizeMask withRelations(KeyView key, const SizeMask &mask,
+                       llvm::ArrayRef<int64_t> sizes,
+                       llvm::ArrayRef<int> derivedFrom);
 
 /// The dynamic-sizes key of the exact key `key` (from encodeKey) for the
 /// sizes `mask` marks, and the distinct dynamic sizes in the order

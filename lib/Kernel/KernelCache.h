@@ -76,6 +76,9 @@ struct DynamicTrace {
   /// be too short for a slice that longer ones take, so the verdict holds
   /// for them only.
   bool failedForOtherSizes = false;
+  /// Where some sizes are computed from others (no module then): per class,
+  /// the class its size is computed from, or -1.
+  std::vector<int> derivedFrom;
   double seconds = 0;
 };
 

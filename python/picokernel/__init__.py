@@ -333,9 +333,11 @@ def kernel(fn=None, *, backend="cpu", **options):
     the policy; slices from one end to a bound counted from the other
     (``x[-5:4]``) keep just the sizes they involve static; slices of a constant size (``x[:4]``,
     ``x[2]``, ``x[-3:]``, ``x[-1]``) serve every size long enough to hold
-    them, and each shorter size compiles for itself; on a Vulkan device
-    that limits loop iterations (llvmpipe), kernels with loops over a
-    varying size (sums, products) stay static;
+    them, and each shorter size compiles for itself; a size that is
+    another's plus a constant (``o`` in ``o[...] = x[1:] - x[:-1]``) is
+    computed from it, one compile serving every size where that holds;
+    on a Vulkan device that limits loop iterations (llvmpipe), kernels
+    with loops over a varying size (sums, products) stay static;
     ``PK_LOG_COMPILES=1`` logs each compile and why.
 
     NumPy arrays and numbers the kernel reads from its globals or closure

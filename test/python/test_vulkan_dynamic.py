@@ -149,6 +149,25 @@ def test_slices_of_a_constant_size(rng):
     assert misses(ends) == 1
 
 
+def test_sizes_computed_from_others(rng):
+    """o has one row less than x, p two elements more than y: their sizes
+    are computed from x's and y's at dispatch, one compile for all."""
+    @gpu
+    def steps(x, y, o, p):
+        o[...] = x[1:] - x[:-1]
+        p[...] = 0
+        p[1:-1] = y[...] * 2
+
+    for m, n, k in [(4, 6, 9), (9, 70, 100), (1001, 3, 7), (5, 1000, 12)]:
+        x = rng.standard_normal((m, n)).astype(np.float32)
+        y = rng.standard_normal(k).astype(np.float32)
+        o, p = np.empty((m - 1, n), np.float32), np.empty(k + 2, np.float32)
+        steps(x, y, o, p)
+        np.testing.assert_array_equal(o, x[1:] - x[:-1])
+        np.testing.assert_array_equal(p, np.pad(y * 2, 1))
+    assert misses(steps) == 1
+
+
 def test_reversed_dimensions(rng):
     """x[::-1, ::-2] reads backwards from the end of sizes known at
     dispatch."""

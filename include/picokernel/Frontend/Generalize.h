@@ -44,12 +44,15 @@ using SizeSymbol = std::pair<int64_t, int64_t>;
 /// where the kernel cannot take dynamic sizes; `traced` is then unusable.
 /// Where only some sizes keep it static (a count not exact in its type,
 /// non-adjacent dynamic axes of a sum), their first values go to `keepStatic`:
-/// the kernel may take the others dynamic.
+/// the kernel may take the others dynamic. `derivedFrom` (per symbol, or
+/// empty) names the symbol whose size a symbol's is, less a constant (the
+/// same in both traces; o[...] = x[1:] - x[:-1]: o's is x's less 1), or -1.
 mlir::LogicalResult generalizeSizes(mlir::ModuleOp traced,
                                     mlir::ModuleOp perturbed,
                                     llvm::ArrayRef<SizeSymbol> symbols,
                                     std::string &reason,
-                                    llvm::SmallVectorImpl<int64_t> &keepStatic);
+                                    llvm::SmallVectorImpl<int64_t> &keepStatic,
+                                    llvm::ArrayRef<int> derivedFrom = {});
 
 } // namespace pk
 

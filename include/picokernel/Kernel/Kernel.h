@@ -88,14 +88,18 @@ struct KernelOptions {
   VulkanOptions vulkan;   ///< for Backend::Vulkan
   /// Some sizes stay static, with the reason in PK_LOG_COMPILES's log:
   /// those a kernel reads as numbers (`x.shape`), those sliced from one
-  /// end to a bound counted from the other
-  /// (`x[-5:4]`), outputs sized by a slice, and, on a
-  /// Vulkan device that limits loop iterations (llvmpipe), the sizes of
-  /// kernels with loops over them. A Vulkan variant of dynamic sizes holds
-  /// the buffers of its last call's sizes, which maxDeviceBytes does not
-  /// count. Sizes sliced to a constant size (`x[:4]`, `x[2]`, `x[-3:]`)
-  /// are dynamic from the least size that holds the slice; each shorter
-  /// one compiles for itself.
+  /// end to a bound counted from the other (`x[-5:4]`), sizes that follow
+  /// others other than by a constant difference (an output of `x[::2]`),
+  /// and, on a Vulkan device that limits loop iterations (llvmpipe), the
+  /// sizes of kernels with loops over them. A Vulkan variant of dynamic
+  /// sizes holds the buffers of its last call's sizes, which
+  /// maxDeviceBytes does not count. Sizes sliced to a constant size
+  /// (`x[:4]`, `x[2]`, `x[-3:]`) are dynamic from the least size that
+  /// holds the slice; each shorter one compiles for itself. A size that
+  /// is another's plus a constant (o in `o[...] = x[1:] - x[:-1]`, in
+  /// `o[1:-1] = x[...]`) is computed from it: one variant serves the
+  /// sizes where that difference holds (and the derived size is at least
+  /// 2), the log shows it (`o: (n - 1,)`).
   DynamicSizes dynamic = DynamicSizes::Automatic;
   /// Compiled variants kept at most; the least recently used goes first.
   size_t maxCacheEntries = defaults::kMaxCacheEntries;

@@ -221,11 +221,17 @@ void viewArgumentsBySizeClass(func::FuncOp func, const SizeClasses &classes) {
   SmallPtrSet<Operation *, 8> sizeReads;
   for (auto [index, dims] : llvm::enumerate(classes.ofParameter))
     for (auto [d, cls] : llvm::enumerate(dims))
-      if (cls >= 0 && !classSizes[cls]) {
+      if (cls >= 0 && classes.isGiven(cls) && !classSizes[cls]) {
         classSizes[cls] = memref::DimOp::create(
             builder, loc, entry.getArgument(index), int64_t(d));
         sizeReads.insert(classSizes[cls].getDefiningOp());
       }
+  // A derived class's size is computed from its base's (the caller
+  // checked that the arrays have it).
+  for (auto [cls, derived] : llvm::enumerate(classes.derived))
+    if (derived)
+      classSizes[cls] = buildSliceSize(builder, loc, classSizes[derived->base],
+                                       derived->offset, derived->step);
   for (auto [index, dims] : llvm::enumerate(classes.ofParameter)) {
     BlockArgument array = entry.getArgument(index);
     auto type = cast<MemRefType>(array.getType());
@@ -242,11 +248,12 @@ void viewArgumentsBySizeClass(func::FuncOp func, const SizeClasses &classes) {
     // A view adds nothing where the sizes past the first are static (the
     // type has the strides) and the first is static or the array's own.
     Value used = array;
+    auto read = dims.empty() || dims[0] < 0
+                    ? memref::DimOp()
+                    : classSizes[dims[0]].getDefiningOp<memref::DimOp>();
     bool ownSizes =
         llvm::all_of(llvm::drop_begin(dims), [](int cls) { return cls < 0; }) &&
-        (dims.empty() || dims[0] < 0 ||
-         classSizes[dims[0]].getDefiningOp<memref::DimOp>().getSource() ==
-             array);
+        (dims.empty() || dims[0] < 0 || (read && read.getSource() == array));
     if (!ownSizes) {
       auto view = memref::ReinterpretCastOp::create(
           builder, loc, type, array, builder.getIndexAttr(0), sizes, strides);

@@ -41,6 +41,11 @@ void populatePkReductionConversionPatterns(const TypeConverter &typeConverter,
 void populatePkMatmulConversionPatterns(const TypeConverter &typeConverter,
                                         RewritePatternSet &patterns);
 
+/// max(0, ceil((size - offset) / step)) in index arithmetic: the size of
+/// a slice (pk.slice_size), or of a class derived from another.
+Value buildSliceSize(OpBuilder &builder, Location loc, Value size,
+                     int64_t offset, int64_t step);
+
 /// pk.extract_slice and pk.insert_slice to tensor.extract_slice and
 /// tensor.insert_slice (SliceToTensor.cpp).
 void populatePkSliceConversionPatterns(const TypeConverter &typeConverter,

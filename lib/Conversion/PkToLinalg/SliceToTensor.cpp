@@ -231,30 +231,33 @@ struct InsertSliceLowering : public OpConversionPattern<InsertSliceOp> {
   }
 };
 
-/// max(0, ceil((size - offset) / step)) in index arithmetic.
+/// pk.slice_size: max(0, ceil((size - offset) / step)).
 struct SliceSizeLowering : public OpConversionPattern<SliceSizeOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(SliceSizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto constant = [&](int64_t value) {
-      return arith::ConstantIndexOp::create(rewriter, loc, value).getResult();
-    };
-    Value size = adaptor.getSize();
-    if (op.getOffset() != 0)
-      size =
-          arith::SubIOp::create(rewriter, loc, size, constant(op.getOffset()));
-    if (op.getStep() != 1)
-      size = arith::CeilDivSIOp::create(rewriter, loc, size,
-                                        constant(op.getStep()));
-    rewriter.replaceOpWithNewOp<arith::MaxSIOp>(op, size, constant(0));
+    rewriter.replaceOp(op,
+                       buildSliceSize(rewriter, op.getLoc(), adaptor.getSize(),
+                                      op.getOffset(), op.getStep()));
     return success();
   }
 };
 
 } // namespace
+
+Value mlir::pk::buildSliceSize(OpBuilder &builder, Location loc, Value size,
+                               int64_t offset, int64_t step) {
+  auto constant = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(builder, loc, value).getResult();
+  };
+  if (offset != 0)
+    size = arith::SubIOp::create(builder, loc, size, constant(offset));
+  if (step != 1)
+    size = arith::CeilDivSIOp::create(builder, loc, size, constant(step));
+  return arith::MaxSIOp::create(builder, loc, size, constant(0));
+}
 
 void mlir::pk::populatePkSliceConversionPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns) {

@@ -44,32 +44,58 @@ bool isCIdentifier(llvm::StringRef name) {
 
 /// A kernel compiled ahead of time: its parameters and, where it has
 /// dynamic sizes, the size arguments its entry point takes first (one per
-/// class of equal sizes, named n0, n1, ... or n).
+/// class of equal sizes the caller gives, named n0, n1, ... or n; derived
+/// classes are computed from them).
 struct AotKernel {
   ::pk::KernelSignature signature;
   mlir::pk::SizeClasses sizes;
-  SmallVector<std::string> sizeNames;
+  /// Per class: its size argument's name, or how it follows from one.
+  std::vector<std::string> classNames;
+  /// Per size argument: its class.
+  std::vector<int> arguments;
 
   bool isDynamic() const { return sizes.count > 0; }
-  /// Parameter `index`'s dimension `d`: a size argument's name or a number.
+  /// Parameter `index`'s dimension `d`: a size's name or a number.
   std::string dimension(size_t index, size_t d) const {
     int k = sizes.ofParameter[index][d];
     return k < 0 ? std::to_string(signature.params[index].shape[d])
-                 : sizeNames[k];
+                 : classNames[k];
   }
 };
 
-/// n0, n1, ... (or n for one class), each made unlike every parameter name.
-SmallVector<std::string> nameSizes(const ::pk::KernelSignature &signature,
-                                   int count) {
-  SmallVector<std::string> names;
-  for (int k = 0; k < count; ++k) {
-    std::string name = count == 1 ? "n" : "n" + std::to_string(k);
+/// Per class: n0, n1, ... (or n for one given class), each made unlike
+/// every parameter name, for the classes the caller gives; for a derived
+/// class, its size in C (`n - 1`, `(n - 1 + 1) / 2`, clamped at 0).
+std::vector<std::string> nameSizes(const ::pk::KernelSignature &signature,
+                                   const mlir::pk::SizeClasses &sizes) {
+  int given = llvm::count_if(llvm::seq(sizes.count),
+                             [&](int k) { return sizes.isGiven(k); });
+  std::vector<std::string> names(sizes.count);
+  int next = 0;
+  for (int k = 0; k < sizes.count; ++k) {
+    if (!sizes.isGiven(k))
+      continue;
+    std::string name = given == 1 ? "n" : "n" + std::to_string(next);
+    ++next;
     while (llvm::any_of(signature.params, [&](const ::pk::CompiledParam &p) {
       return p.name == name;
     }))
       name += "_";
-    names.push_back(name);
+    names[k] = name;
+  }
+  for (auto [k, derived] : llvm::enumerate(sizes.derived)) {
+    if (!derived)
+      continue;
+    std::string base = names[derived->base];
+    std::string less =
+        derived->offset > 0
+            ? base + " - " + std::to_string(derived->offset)
+            : (derived->offset < 0
+                   ? base + " + " + std::to_string(-derived->offset)
+                   : base);
+    names[k] = derived->step == 1 ? "max(0, " + less + ")"
+                                  : "max(0, ceil((" + less + ") / " +
+                                        std::to_string(derived->step) + "))";
   }
   return names;
 }
@@ -77,9 +103,9 @@ SmallVector<std::string> nameSizes(const ::pk::KernelSignature &signature,
 /// The kernels to compile ahead of time, each a top-level pk.kernel whose
 /// name and parameter names are C identifiers (they are pasted into C); an
 /// error when there is none to `what` ("compile", "declare").
-FailureOr<SmallVector<AotKernel>> describeKernels(ModuleOp module,
+FailureOr<std::vector<AotKernel>> describeKernels(ModuleOp module,
                                                   StringRef what) {
-  SmallVector<AotKernel> kernels;
+  std::vector<AotKernel> kernels;
   WalkResult walk = module.walk([&](mlir::pk::KernelOp kernel) {
     if (kernel->getParentOp() != module.getOperation()) {
       kernel.emitError("kernels compiled ahead of time must be at the top "
@@ -101,8 +127,13 @@ FailureOr<SmallVector<AotKernel>> describeKernels(ModuleOp module,
         return WalkResult::interrupt();
       }
     mlir::pk::SizeClasses sizes = mlir::pk::computeSizeClasses(kernel);
-    SmallVector<std::string> sizeNames = nameSizes(signature, sizes.count);
-    kernels.push_back({std::move(signature), std::move(sizes), sizeNames});
+    std::vector<std::string> classNames = nameSizes(signature, sizes);
+    std::vector<int> arguments;
+    for (int k = 0; k < sizes.count; ++k)
+      if (sizes.isGiven(k))
+        arguments.push_back(k);
+    kernels.push_back({std::move(signature), std::move(sizes),
+                       std::move(classNames), std::move(arguments)});
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -145,7 +176,8 @@ LogicalResult addEntryPoint(llvm::Module &module, const AotKernel &aot) {
   auto *pointer = llvm::PointerType::getUnqual(context);
   auto *i64 = llvm::Type::getInt64Ty(context);
   auto *i32 = llvm::Type::getInt32Ty(context);
-  SmallVector<llvm::Type *> types(aot.sizes.count, i64);
+  size_t sizeArguments = aot.arguments.size();
+  SmallVector<llvm::Type *> types(sizeArguments, i64);
   types.append(kernel.params.size(), pointer);
   llvm::Type *result =
       aot.isDynamic() ? (llvm::Type *)i32 : llvm::Type::getVoidTy(context);
@@ -154,16 +186,31 @@ LogicalResult addEntryPoint(llvm::Module &module, const AotKernel &aot) {
       llvm::GlobalValue::ExternalLinkage, "pk_" + kernel.name, module);
   llvm::IRBuilder<> builder(
       llvm::BasicBlock::Create(context, "entry", function));
-  for (auto [k, name] : llvm::enumerate(aot.sizeNames))
-    function->getArg(k)->setName(name);
   auto constant = [&](int64_t value) {
     return llvm::ConstantInt::get(i64, value);
   };
+  // Each class's size: an argument, or computed from one.
+  SmallVector<llvm::Value *> classSizes(aot.sizes.count);
+  for (auto [argument, k] : llvm::enumerate(aot.arguments)) {
+    classSizes[k] = function->getArg(argument);
+    classSizes[k]->setName(aot.classNames[k]);
+  }
+  for (auto [k, derived] : llvm::enumerate(aot.sizes.derived))
+    if (derived) {
+      llvm::Value *rest = builder.CreateBinaryIntrinsic(
+          llvm::Intrinsic::smax,
+          builder.CreateSub(classSizes[derived->base],
+                            constant(derived->offset)),
+          constant(0));
+      classSizes[k] = builder.CreateSDiv(
+          builder.CreateAdd(rest, constant(derived->step - 1)),
+          constant(derived->step));
+    }
 
   SmallVector<llvm::Value *> arguments;
   llvm::Value *valid = builder.getTrue();
   for (auto [index, parameter] : llvm::enumerate(kernel.params)) {
-    llvm::Argument *data = function->getArg(aot.sizes.count + index);
+    llvm::Argument *data = function->getArg(sizeArguments + index);
     data->setName(parameter.name);
     if (!parameter.written)
       data->addAttr(llvm::Attribute::ReadOnly);
@@ -173,7 +220,7 @@ LogicalResult addEntryPoint(llvm::Module &module, const AotKernel &aot) {
     for (size_t d = 0; d < rank; ++d) {
       int k = aot.sizes.ofParameter[index][d];
       sizes.push_back(k < 0 ? (llvm::Value *)constant(parameter.shape[d])
-                            : function->getArg(k));
+                            : classSizes[k]);
     }
     arguments.append(sizes.begin(), sizes.end());
     SmallVector<llvm::Value *> strides(rank);
@@ -211,7 +258,7 @@ LogicalResult addEntryPoint(llvm::Module &module, const AotKernel &aot) {
   for (auto [k, least] : llvm::enumerate(aot.sizes.minimum))
     if (least > 0)
       valid = builder.CreateAnd(
-          valid, builder.CreateICmpSGE(function->getArg(k), constant(least)));
+          valid, builder.CreateICmpSGE(classSizes[k], constant(least)));
   auto *run = llvm::BasicBlock::Create(context, "run", function);
   auto *reject = llvm::BasicBlock::Create(context, "reject", function);
   builder.CreateCondBr(valid, run, reject);
@@ -228,11 +275,11 @@ LogicalResult addEntryPoint(llvm::Module &module, const AotKernel &aot) {
 LogicalResult mlir::pk::compileToObject(ModuleOp module,
                                         const ObjectOptions &options,
                                         SmallVectorImpl<char> &object) {
-  FailureOr<SmallVector<AotKernel>> described =
+  FailureOr<std::vector<AotKernel>> described =
       describeKernels(module, "compile");
   if (failed(described))
     return failure();
-  SmallVector<AotKernel> &kernels = *described;
+  std::vector<AotKernel> &kernels = *described;
 
   // The pipeline runs on a copy in a private context that has every dialect
   // and interface it needs: the caller's module stays as it is, and its
@@ -293,11 +340,11 @@ LogicalResult mlir::pk::compileToObject(ModuleOp module,
 }
 
 LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
-  FailureOr<SmallVector<AotKernel>> described =
+  FailureOr<std::vector<AotKernel>> described =
       describeKernels(module, "declare");
   if (failed(described))
     return failure();
-  SmallVector<AotKernel> &kernels = *described;
+  std::vector<AotKernel> &kernels = *described;
   std::string guard = "PK_KERNELS_";
   for (const AotKernel &kernel : kernels)
     guard += llvm::StringRef(kernel.signature.name).upper() + "_";
@@ -339,11 +386,11 @@ LogicalResult mlir::pk::writeCHeader(ModuleOp module, llvm::raw_ostream &os) {
       os << "; writes " << llvm::join(written, ", ");
     for (auto [k, least] : llvm::enumerate(aot.sizes.minimum))
       if (least > 0)
-        os << "; " << aot.sizeNames[k] << " >= " << least;
+        os << "; " << aot.classNames[k] << " >= " << least;
     os << " */\n"
        << (aot.isDynamic() ? "int" : "void") << " pk_" << kernel.name << "(";
-    for (const std::string &size : aot.sizeNames)
-      os << "int64_t " << size << ", ";
+    for (int k : aot.arguments)
+      os << "int64_t " << aot.classNames[k] << ", ";
     llvm::interleaveComma(kernel.params, os, [&](const ::pk::CompiledParam &p) {
       os << (p.written ? "" : "const ") << cType(p.dtype) << " *" << p.name;
     });

@@ -89,6 +89,27 @@ pk.kernel @dynamic_stencil(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
 
 // -----
 
+// o[...] = x[1:] - x[:-1]: o's size is derived from x's (one less), and o
+// is viewed with it (the caller checked that o has it).
+// CHECK-LABEL: func.func @derived
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<?x3xf32>, %[[O:[a-z0-9]+]]: memref<?x3xf32>)
+// CHECK: %[[N:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x3xf32>
+// CHECK: %[[LESS:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK: %[[M:.*]] = arith.maxsi %[[LESS]], %{{.*}} : index
+// CHECK: memref.reinterpret_cast %[[O]] to offset: [0], sizes: [%[[M]], 3], strides: [3, 1]
+pk.kernel @derived(%x: !pk.ref<?x3xf32>, %o: !pk.ref<?x3xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?x3xf32>
+  %m = pk.slice_size %n offset 1 step 1
+  %v = pk.load %x : !pk.ref<?x3xf32> -> tensor<?x3xf32>
+  %a = pk.extract_slice %v offsets [1, 0] sizes [%m, 3] strides [1, 1] : tensor<?x3xf32> -> tensor<?x3xf32>
+  %b = pk.extract_slice %v offsets [0, 0] sizes [%m, 3] strides [1, 1] : tensor<?x3xf32> -> tensor<?x3xf32>
+  %d = pk.sub %a, %b : tensor<?x3xf32>
+  pk.store %d, %o : tensor<?x3xf32> -> !pk.ref<?x3xf32>
+  pk.return
+}
+
+// -----
+
 // Slices counted from the end start at a value: x[-3:-1] at n - 3; x[:-3:-1]
 // reads n - 2 and n - 1 forwards from n - 1 - 1, then reverses them.
 // CHECK-LABEL: func.func @from_the_end

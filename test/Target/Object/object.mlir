@@ -126,6 +126,29 @@ pk.kernel @tail(%x: !pk.ref<?xf32> loc("x"), %o: !pk.ref<3xf32> loc("o"), %p: !p
   pk.return
 }
 
+// A parameter's size computed from another's: o[...] = x[1:] - x[:-1] and
+// p[2:-2] = y (y has 4 elements less than p, or none) take sizes for x and
+// p, and compute o's and y's.
+// DYNAMIC: /* diff(x: float32[n0], o: float32[max(0, n0 - 1)], y: float32[max(0, n1 - 4)], p: float32[n1]); writes o, p */
+// DYNAMIC-NEXT: int pk_diff(int64_t n0, int64_t n1, const float *x, float *o, const float *y, float *p);
+// DYNAMIC-SYMBOLS-DAG: T pk_diff
+pk.kernel @diff(%x: !pk.ref<?xf32> loc("x"), %o: !pk.ref<?xf32> loc("o"), %y: !pk.ref<?xf32> loc("y"), %p: !pk.ref<?xf32> loc("p")) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 1 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %a = pk.extract_slice %v offsets [1] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %b = pk.extract_slice %v offsets [0] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %d = pk.sub %a, %b : tensor<?xf32>
+  pk.store %d, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  %k = pk.dim %p[0] : !pk.ref<?xf32>
+  %inner = pk.slice_size %k offset 4 step 1
+  %w = pk.load %y : !pk.ref<?xf32> -> tensor<?xf32>
+  %q = pk.load %p : !pk.ref<?xf32> -> tensor<?xf32>
+  %i = pk.insert_slice %w into %q offsets [2] sizes [%inner] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %i, %p : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}
+
 // A slice's size is computed from the size it slices: o[1:-1] = x[:-2] +
 // x[2:] takes one size for x and o.
 // DYNAMIC: /* stencil(x: float32[n], o: float32[n]); writes o */

@@ -496,6 +496,30 @@ TEST(Kernel, FixedSlicesServeEveryLongSizeFromOneCompile) {
   EXPECT_EQ(tail.stats().misses, 1u);
 }
 
+TEST(Kernel, SizesComputedFromOthersServeEverySizeFromOneCompile) {
+  // o has one element less than x: one variant computes o's size from x's
+  // (x of 3 or more; o of 1 element is a size of its own); an o of
+  // another size is an error.
+  using pk::none;
+  using pk::slice;
+  pk::KernelOptions options;
+  options.dynamic = pk::DynamicSizes::Always;
+  pk::Kernel diff(
+      "diff",
+      [](Ref x, Ref o) { o[all] = x[slice(1, none)] - x[slice(none, -1)]; },
+      {"x", "o"}, options);
+  for (int64_t n : {5, 9, 100, 2, 50}) {
+    Array<double> x = random<double>({n}, unsigned(n));
+    Array<double> o({n - 1});
+    diff({x.view(), o.view()});
+    for (int64_t i = 0; i + 1 < n; ++i)
+      EXPECT_EQ(o.data[i], x.data[i + 1] - x.data[i]) << "n=" << n;
+  }
+  EXPECT_EQ(diff.stats().misses, 2u);
+  Array<double> x = random<double>({10}, 1u), o({10});
+  EXPECT_THROW(diff({x.view(), o.view()}), std::exception);
+}
+
 TEST(Kernel, NegativeParallelThresholdIsRejected) {
   pk::KernelOptions options;
   options.compile.parallelThreshold = -1;

@@ -6,6 +6,8 @@
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::pk;
 
@@ -113,6 +115,14 @@ private:
   /// given one, or another computed differently.
   LogicalResult checkClasses();
 
+  /// Derives the classes of parameters' sizes that counts compute from
+  /// other sizes the caller gives (o[...] = x[1:]: o's from x's).
+  void deriveClasses();
+  bool hasParameter(unsigned leader) {
+    return llvm::any_of(parameterDims,
+                        [&](Dim dim) { return unifier.leader(dim) == leader; });
+  }
+
   /// Records that a constant-size slice of a dimension of size `whole`
   /// reads its index `last`: the least size of `whole`'s class it needs.
   LogicalResult requireIndex(Operation *op, size_t d, Derivation whole,
@@ -124,6 +134,9 @@ private:
   SmallVector<SliceSizeOp> counts;
   /// Least sizes, by a unifier key of their class.
   SmallVector<std::pair<unsigned, int64_t>> minimums;
+  /// The derived classes, by their leader: how each follows from a class
+  /// the caller gives.
+  llvm::DenseMap<unsigned, Derivation> derivedClasses;
 };
 
 void SizeAnalysis::uniteSliceSizes(Value slice, ArrayRef<int64_t> sizes,
@@ -219,6 +232,9 @@ void SizeAnalysis::uniteEqualities(Operation *op) {
 
 std::optional<Derivation> SizeAnalysis::derivationOf(Dim dim, unsigned depth) {
   unsigned leader = unifier.leader(dim);
+  if (auto derived = derivedClasses.find(leader);
+      derived != derivedClasses.end())
+    return derived->second;
   for (Dim parameter : parameterDims)
     if (unifier.leader(parameter) == leader)
       return Derivation{leader};
@@ -366,12 +382,36 @@ LogicalResult SizeAnalysis::requireIndex(Operation *op, size_t d,
   return success();
 }
 
+void SizeAnalysis::deriveClasses() {
+  // To a fixpoint: a derived class may be sliced in turn.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (SliceSizeOp count : counts) {
+      unsigned leader = unifier.leader({count.getResult(), 0});
+      std::optional<Derivation> own = derivationOf(count, 0);
+      if (!own || own->step < 1 || own->base == leader ||
+          derivedClasses.contains(leader) || !hasParameter(leader))
+        continue;
+      derivedClasses[leader] = *own;
+      // Classes derived from this one before are derived from its base.
+      for (auto &[other, derivation] : derivedClasses)
+        if (derivation.base == leader)
+          if (std::optional<Derivation> composed =
+                  own->slice(derivation.offset, derivation.step))
+            derivation = *composed;
+      changed = true;
+    }
+  }
+}
+
 LogicalResult SizeAnalysis::checkClasses() {
   // A count of every index from 0 is the size it counts.
   for (SliceSizeOp count : counts)
     if (std::optional<Derivation> own = derivationOf(count, 0);
         own && own->offset == 0 && own->step == 1)
       unifier.uniteKeys(own->base, unifier.leader({count.getResult(), 0}));
+  deriveClasses();
   for (SliceSizeOp count : counts) {
     std::optional<Derivation> own = derivationOf(count, 0);
     std::optional<Derivation> known = derivationOf({count.getResult(), 0});
@@ -401,6 +441,9 @@ LogicalResult SizeAnalysis::run() {
       counts.push_back(count);
     uniteEqualities(op);
   });
+  // Derived classes first: a slice of a derived size is checked against
+  // the size it is computed from.
+  deriveClasses();
   // Slices in order: a slice of a slice needs the first one's sizes.
   WalkResult walk = kernel.getBodyBlock().walk([&](Operation *op) {
     LogicalResult checked = success();
@@ -438,16 +481,38 @@ SizeClasses SizeAnalysis::classes() {
     }
   }
   result.minimum.assign(result.count, 0);
+  result.derived.assign(result.count, std::nullopt);
+  for (auto [leader, derivation] : derivedClasses) {
+    auto number = numbers.find(leader);
+    auto base = numbers.find(unifier.leaderOfKey(derivation.base));
+    if (number != numbers.end() && base != numbers.end())
+      result.derived[number->second] =
+          DerivedSize{base->second, derivation.offset, derivation.step};
+  }
   for (auto [key, least] : minimums) {
     auto number = numbers.find(unifier.leaderOfKey(key));
-    if (number != numbers.end())
-      result.minimum[number->second] =
-          std::max(result.minimum[number->second], least);
+    if (number == numbers.end())
+      continue;
+    int k = number->second;
+    // A derived size of at least `least` needs its base to be at least
+    // offset + (least - 1) step + 1.
+    if (std::optional<DerivedSize> derived = result.derived[k]) {
+      int64_t span = 0;
+      if (least > 0 && (llvm::MulOverflow(least - 1, derived->step, span) ||
+                        llvm::AddOverflow(span, derived->offset + 1, least)))
+        least = std::numeric_limits<int64_t>::max();
+      k = derived->base;
+    }
+    result.minimum[k] = std::max(result.minimum[k], least);
   }
   return result;
 }
 
 } // namespace
+
+int64_t DerivedSize::at(int64_t n) const {
+  return std::max<int64_t>(0, llvm::divideCeilSigned(n - offset, step));
+}
 
 LogicalResult mlir::pk::verifySizeClasses(KernelOp kernel) {
   return SizeAnalysis(kernel).run();

@@ -6,10 +6,13 @@
 // it is stored to, a broadcast's sizes and its result, a slice's size and
 // the size of the dimension it slices. The size classes are those
 // equalities closed over the kernel: one class per size a caller gives
-// (ahead-of-time entry points take one argument per class). Every other
-// dynamic size is a slice's, computed from those (pk.slice_size). A slice
-// of a constant size (`x[:4]`, `x[2]`) of a dimension that varies needs it
-// to have enough elements: a minimum of its class the caller checks.
+// (ahead-of-time entry points take one argument per such class). Every
+// other dynamic size is a slice's, computed from those (pk.slice_size);
+// where a parameter's size is a slice's (`o[...] = x[1:] - x[:-1]`: o has
+// one element less than x), its class is derived from the class it is
+// computed from, and the caller checks it. A slice of a constant size
+// (`x[:4]`, `x[2]`) of a dimension that varies needs it to have enough
+// elements: a minimum of its class the caller checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,15 +23,33 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+
 namespace mlir::pk {
+
+/// A size computed from one a caller gives: max(0, ceil((n - offset) /
+/// step)) for n the size of class `base`.
+struct DerivedSize {
+  int base;
+  int64_t offset;
+  int64_t step;
+
+  int64_t at(int64_t n) const;
+};
 
 struct SizeClasses {
   /// Per parameter, per dimension: its class, or -1 where it is static.
   SmallVector<SmallVector<int>> ofParameter;
   /// The number of classes, numbered in order of first appearance.
   int count = 0;
-  /// Per class: the least size the kernel takes (0: any).
+  /// Per class: the least size the kernel takes (0: any; a derived
+  /// class's minimum is its base's).
   SmallVector<int64_t> minimum;
+  /// Per class: how its size follows from a class the caller gives, or
+  /// none where the caller gives it.
+  SmallVector<std::optional<DerivedSize>> derived;
+
+  bool isGiven(int k) const { return !derived[k]; }
 };
 
 /// Checks that `kernel`'s sizes are consistent for every size its callers
