@@ -139,10 +139,11 @@ struct VectorizeMatvecPass
       Type element = getElementTypeOrSelf(named.getDpsInputs()[0].getType());
       int64_t lanes =
           std::max<int64_t>(1, bits / element.getIntOrFloatBitWidth());
-      // Products shorter than one vector tile keep their loop nest.
+      // Rows (of A @ x) or columns (of x @ A) too short to fill part of a
+      // vector keep their loop nest.
       SmallVector<int64_t> ranges = named.getStaticLoopRanges();
       if (!ShapedType::isDynamic(ranges[matvec.column()]) &&
-          ranges[matvec.column()] < 4 * lanes)
+          ranges[matvec.column()] < kMinVectorColumns)
         continue;
       // Generic, so that the tiles' unit dimensions fold away.
       linalg::LinalgOp op = named;
@@ -162,9 +163,10 @@ struct VectorizeMatvecPass
                                  : vectorizeRowSums(rewriter, product, matvec,
                                                     lanes, parallel);
       };
-      // Rows of A @ x shorter than one vector keep the loop nest, as static
-      // ones do (masked vectors would mostly compute padding), decided at
-      // run time where their length is dynamic.
+      // Dynamic rows of A @ x shorter than one vector keep the loop nest
+      // (masked vectors would mostly compute padding), decided at run
+      // time. (Static ones take vectors of their length from
+      // kMinVectorColumns on.)
       if (matvec.matrixLeft && ShapedType::isDynamic(ranges[matvec.column()]))
         op = mlir::pk::chooseAtRunTime(
                  rewriter, op, isAtLeast(rewriter, op, matvec.column(), lanes))
@@ -206,6 +208,15 @@ struct VectorizeMatvecPass
     return mlir::pk::isAtLeast(rewriter, loc, count, parallelThreshold);
   }
 
+  /// The columns of a tile along a dimension of `size`: 4 vectors, or a
+  /// static size below that whole (a vector of its length, which LLVM
+  /// splits into whole and partial registers).
+  static int64_t tileOf(int64_t size, int64_t lanes) {
+    if (ShapedType::isDynamic(size) || size >= 4 * lanes)
+      return 4 * lanes;
+    return size;
+  }
+
   /// Splits `op` along `dim` at the largest multiple of `multiple` not
   /// above its size (known at run time for a dynamic size): the first part
   /// (all of `op` when the multiple divides it) and the rest (null then).
@@ -243,8 +254,8 @@ struct VectorizeMatvecPass
   LogicalResult vectorizeRowDots(RewriterBase &rewriter, linalg::LinalgOp op,
                                  const Matvec &matvec, int64_t lanes,
                                  bool parallel, bool leftOver = false) {
-    int64_t kTile = 4 * lanes;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t kTile = tileOf(ranges[matvec.column()], lanes);
     Location loc = op.getLoc();
     // (Read before splitting: the split replaces `op`.)
     bool dynamic = op.hasDynamicShape();
@@ -437,8 +448,8 @@ struct VectorizeMatvecPass
   LogicalResult vectorizeRowSums(RewriterBase &rewriter, linalg::LinalgOp op,
                                  const Matvec &matvec, int64_t lanes,
                                  bool parallel) {
-    int64_t nTile = 4 * lanes;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t nTile = tileOf(ranges[matvec.column()], lanes);
     Location loc = op.getLoc();
     // (Read before splitting: the split replaces `op`.)
     Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
@@ -574,6 +585,9 @@ struct VectorizeMatvecPass
   /// A's rows stream past): 4096 float32 columns, whose 16 KiB rows of A
   /// stream further than the prefetchers' 4 KiB pages.
   static constexpr int64_t kColumnBlockBytes = int64_t(16) << 10;
+  /// Static rows (A @ x) or columns (x @ A) shorter than this keep the
+  /// loop nest.
+  static constexpr int64_t kMinVectorColumns = 4;
 };
 
 } // namespace

@@ -49,12 +49,36 @@ func.func @columns(%x: tensor<131xf32>, %a: tensor<131x1100xf32>, %o: tensor<110
   return %r : tensor<1100xf32>
 }
 
-// Too thin for a tile (8 columns): unchanged.
+// Rows shorter than a tile (8 columns): tiles of all of each row, no K
+// loop.
 // CHECK-LABEL: func.func @thin
-// CHECK: linalg.matvec
+// CHECK: scf.forall (%{{.*}}) = (0) to (4096) step (8)
+// CHECK-NOT: scf.for
+// CHECK: vector.transfer_read {{.*}} : tensor<8x8xf32>, vector<8x8xf32>
+// CHECK-COUNT-8: vector.reduction <add>, {{.*}} : vector<8xf32> into f32
 func.func @thin(%a: tensor<4096x8xf32>, %x: tensor<8xf32>, %o: tensor<4096xf32>) -> tensor<4096xf32> {
   %r = linalg.matvec ins(%a, %x : tensor<4096x8xf32>, tensor<8xf32>) outs(%o : tensor<4096xf32>) -> tensor<4096xf32>
   return %r : tensor<4096xf32>
+}
+
+// Too thin for vectors (3 columns; x @ A of 3 outputs): unchanged.
+// CHECK-LABEL: func.func @thinnest
+// CHECK: linalg.matvec
+// CHECK: linalg.vecmat
+func.func @thinnest(%a: tensor<4096x3xf32>, %x: tensor<3xf32>, %y: tensor<4096xf32>, %o: tensor<4096xf32>, %p: tensor<3xf32>) -> (tensor<4096xf32>, tensor<3xf32>) {
+  %r = linalg.matvec ins(%a, %x : tensor<4096x3xf32>, tensor<3xf32>) outs(%o : tensor<4096xf32>) -> tensor<4096xf32>
+  %s = linalg.vecmat ins(%y, %a : tensor<4096xf32>, tensor<4096x3xf32>) outs(%p : tensor<3xf32>) -> tensor<3xf32>
+  return %r, %s : tensor<4096xf32>, tensor<3xf32>
+}
+
+// x @ A of 20 outputs: one block of all 20 columns, 8 rows a step.
+// CHECK-LABEL: func.func @few_columns
+// CHECK: scf.for %{{.*}} step %c8
+// CHECK: vector.transfer_read {{.*}} : tensor<8x20xf32>, vector<8x20xf32>
+// CHECK-NOT: linalg.generic
+func.func @few_columns(%x: tensor<1000xf32>, %a: tensor<1000x20xf32>, %o: tensor<20xf32>) -> tensor<20xf32> {
+  %r = linalg.vecmat ins(%x, %a : tensor<1000xf32>, tensor<1000x20xf32>) outs(%o : tensor<20xf32>) -> tensor<20xf32>
+  return %r : tensor<20xf32>
 }
 
 // Fewer rows than a tile: one tile of all of them (8 + 5 for 13 rows: the

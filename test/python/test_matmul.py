@@ -128,7 +128,13 @@ MATVEC_SHAPES = [((64, 64), (64,)), ((67, 131), (131,)), ((8, 4096), (4096,)),
                  ((1, 5000), (5000,)), ((3, 700), (700,)), ((13, 300), (300,)),
                  ((15, 64), (64,)), ((4, 2, 257), (257,)),
                  # Dot products: one row, K in whole tiles and not.
-                 ((64,), (64,)), ((1000,), (1000,)), ((100003,), (100003,))]
+                 ((64,), (64,)), ((1000,), (1000,)), ((100003,), (100003,)),
+                 # Rows or columns shorter than a tile: one tile of their
+                 # length (from 4 on), or the loop nest (fewer).
+                 ((1000, 3), (3,)), ((1000, 4), (4,)), ((67, 5), (5,)),
+                 ((1000, 17), (17,)), ((13, 48), (48,)), ((3,), (3, 1000)),
+                 ((1000,), (1000, 4)), ((67,), (67, 5)), ((1000,), (1000, 20)),
+                 ((9,), (9, 63)), ((2, 50, 12), (12,)), ((12,), (2, 12, 50))]
 
 
 @pytest.mark.parametrize("shapes", MATVEC_SHAPES)
@@ -141,7 +147,8 @@ def test_matrix_vector_shapes(rng, shapes):
 @pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32, np.int8,
                                    np.int64])
 @pytest.mark.parametrize("shapes", [((100, 260), (260,)), ((260,), (260, 100)),
-                                    ((5, 260), (260,)), ((2600,), (2600,))])
+                                    ((5, 260), (260,)), ((2600,), (2600,)),
+                                    ((100, 20), (20,)), ((260,), (260, 7))])
 def test_matrix_vector_dtypes(rng, dtype, shapes):
     a = integers(rng, shapes[0], dtype)
     b = integers(rng, shapes[1], dtype)
