@@ -273,26 +273,33 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
     }
     // (Each round makes at least one more size static: it ends.)
     mask = withoutSizes(view, mask, traced.keepStatic);
-    reason += "; static sizes: " + whyStatic;
+    reason += "; some sizes kept static: " + whyStatic;
   }
 }
 
 /// Why the call with exact key `key` gets a dynamic-sizes variant, and
 /// which of its sizes are dynamic (`mask`); empty if it does not.
-/// Automatic: the sizes that differ from the last miss's of the pattern
-/// (a first call with a size 0 or 1 there does not block them).
+/// Automatic: the sizes that differ from the last miss's of the pattern,
+/// and those that differed at any earlier miss (sizes that change in
+/// turn become dynamic together; a first call with a size 0 or 1 there
+/// does not block them).
 std::string KernelCache::wantDynamic(KeyView key, SizeMask &mask) {
   if (options.dynamic == DynamicSizes::Always)
     return "asked for (dynamic=True)";
   std::lock_guard<std::mutex> lock(patternsMutex);
+  Key pattern = patternOf(key);
   auto [last, inserted] =
-      lastSizes.try_emplace(patternOf(key), Key(key.begin(), key.end()));
+      lastSizes.try_emplace(pattern, Key(key.begin(), key.end()));
   if (inserted)
     return "";
   Key previous = std::exchange(last->second, Key(key.begin(), key.end()));
   mask = differingSizes(previous, key);
   if (llvm::all_of(mask, [](int64_t least) { return least == 0; }))
     return "";
+  SizeMask &varied = variedSizes[pattern];
+  varied.resize(mask.size(), 0);
+  for (auto [now, before] : llvm::zip(mask, varied))
+    now = before = std::max(now, before);
   return explainKeyChange(previous, key, paramNames);
 }
 

@@ -196,6 +196,7 @@ void KernelCache::clear() {
   // (The masks stay: calls may be reading them.)
   std::lock_guard<std::mutex> lock(patternsMutex);
   lastSizes.clear();
+  variedSizes.clear();
   staticOnly.clear();
   dynamicSources.clear();
 }

@@ -227,6 +227,9 @@ private:
   /// (Automatic); the dynamic keys whose kernel cannot take dynamic sizes,
   /// with the reason.
   std::unordered_map<Key, Key, KeyHash, KeyEqual> lastSizes;
+  /// Per pattern: the sizes that ever differed between its misses
+  /// (Automatic: they stay dynamic, as torch.compile's do).
+  std::unordered_map<Key, SizeMask, KeyHash, KeyEqual> variedSizes;
 
   std::unordered_map<Key, std::string, KeyHash, KeyEqual> staticOnly;
 

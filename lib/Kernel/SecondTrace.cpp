@@ -144,16 +144,32 @@ relateSizes(const Signature &real, const SizeRoles &roles,
   for (size_t k : failing)
     if (!grouped[k])
       rest.push_back(k);
-  if (rest.size() == 1)
-    return {};
-  if (!rest.empty())
+  // The rest one more group; else (a size a fixed slice such as x[:4]
+  // takes, which fails moved at all) unmoved, for the next round to keep
+  // static.
+  auto fits = [&](llvm::ArrayRef<std::vector<size_t>> tried) {
+    for (const std::vector<size_t> &group : tried)
+      for (size_t k : group)
+        for (size_t other : group)
+          if (sizes[other] - sizes[k] > kMaxSizeDifference)
+            return false;
+    return true;
+  };
+  std::vector<int64_t> start(moved.begin(), moved.end());
+  bool traced = false;
+  if (rest.size() > 1) {
     groups.push_back(rest);
-  for (const std::vector<size_t> &group : groups)
-    for (size_t k : group)
-      for (size_t other : group)
-        if (sizes[other] - sizes[k] > kMaxSizeDifference)
-          return {};
-  if (!tracesWith(withGroups(moved, groups)))
+    traced = fits(groups) && tracesWith(withGroups(start, groups));
+    if (!traced)
+      groups.pop_back();
+  }
+  if (!traced) {
+    for (size_t k : rest)
+      start[k] = sizes[k];
+    traced = !groups.empty() && fits(groups) &&
+             tracesWith(withGroups(start, groups));
+  }
+  if (!traced)
     return {};
   std::vector<int> derivedFrom(sizes.size(), -1);
   for (const std::vector<size_t> &group : groups) {

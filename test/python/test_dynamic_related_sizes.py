@@ -158,6 +158,71 @@ def test_independent_groups_stay_independent():
     assert two.cache_info().misses == 1
 
 
+def test_equal_sizes_and_fixed_slices_next_to_relations():
+    # Square arrays (equal sizes are a key of their own: one more compile),
+    # and a fixed slice x[:4] next to a relation (its size stays static).
+    @picokernel.kernel(dynamic=True)
+    def corners(x, o):
+        o[...] = x[1:, 1:] - x[:-1, :-1]
+
+    @picokernel.kernel(dynamic=True)
+    def head(x, o, h):
+        o[...] = x[1:] - x[:-1]
+        h[...] = x[:4] * 2
+
+    rng = np.random.default_rng(8)
+    for n, m in [(4, 9), (7, 7), (8, 8), (9, 10), (12, 12), (30, 17)]:
+        x = rng.standard_normal((n, m))
+        o = np.empty((n - 1, m - 1))
+        corners(x, o)
+        np.testing.assert_array_equal(o, x[1:, 1:] - x[:-1, :-1])
+    assert corners.cache_info().misses == 2
+    for n in [10, 11, 12, 13, 100]:
+        x = rng.standard_normal(n)
+        o, h = np.empty(n - 1), np.empty(4)
+        head(x, o, h)
+        np.testing.assert_array_equal(o, x[1:] - x[:-1])
+        np.testing.assert_array_equal(h, x[:4] * 2)
+    assert head.cache_info().misses == 1
+
+
+def test_empty_dimensions_next_to_relations():
+    # x of 0 rows (or columns): one dynamic compile per such pattern, no
+    # failed compile before it.
+    @picokernel.kernel(dynamic=True)
+    def corners(x, o):
+        o[...] = x[1:, 1:] - x[:-1, :-1]
+
+    for n, m in [(0, 3), (0, 5), (0, 9), (3, 0), (7, 0)]:
+        x = np.ones((n, m))
+        o = np.empty((max(n - 1, 0), max(m - 1, 0)))
+        corners(x, o)
+        assert o.size == 0
+    assert corners.cache_info().misses == 2
+
+
+def test_automatic_policy_keeps_sizes_that_varied_before():
+    # Two groups changing in turn: once both have varied, one compile
+    # serves both (not one per call).
+    @picokernel.kernel
+    def two(x, o, y, p):
+        o[...] = x[1:] - x[:-1]
+        p[...] = 0
+        p[1:-1] = y[...]
+
+    rng = np.random.default_rng(9)
+    n, m = 5, 7
+    for i in range(12):
+        n += i % 2
+        m += 1 - i % 2
+        x, y = rng.standard_normal(n), rng.standard_normal(m)
+        o, p = np.empty(n - 1), np.empty(m + 2)
+        two(x, o, y, p)
+        np.testing.assert_array_equal(o, x[1:] - x[:-1])
+        np.testing.assert_array_equal(p, np.pad(y, 1))
+    assert two.cache_info().misses == 3
+
+
 def test_sizes_that_break_the_relation_raise():
     @picokernel.kernel(dynamic=True)
     def diff(x, o):

@@ -196,9 +196,17 @@ struct ExtractSliceLowering : public OpConversionPattern<ExtractSliceOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     ForwardSlice slice = forwardSlice(rewriter, loc, op, adaptor, resultType);
-    Value result = tensor::ExtractSliceOp::create(
-        rewriter, loc, slice.fullType, adaptor.getSource(), slice.offsets,
-        slice.sizes, slice.strides);
+    // No elements (a dimension of size 0 next to dynamic ones): a new
+    // tensor, as tensor slices want offsets inside every dimension.
+    Value result =
+        llvm::is_contained(slice.fullType.getShape(), 0)
+            ? tensor::EmptyOp::create(rewriter, loc, slice.sizes,
+                                      slice.fullType.getElementType())
+                  .getResult()
+            : tensor::ExtractSliceOp::create(rewriter, loc, slice.fullType,
+                                             adaptor.getSource(), slice.offsets,
+                                             slice.sizes, slice.strides)
+                  .getResult();
     if (slice.dropsDimensions)
       result = tensor::CollapseShapeOp::create(rewriter, loc, resultType,
                                                result, slice.reassociation);
@@ -216,6 +224,12 @@ struct InsertSliceLowering : public OpConversionPattern<InsertSliceOp> {
   matchAndRewrite(InsertSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // Inserting no elements changes nothing (pk.insert_slice folds that
+    // where the sizes are all static).
+    if (llvm::is_contained(op.getSource().getType().getShape(), 0)) {
+      rewriter.replaceOp(op, adaptor.getDest());
+      return success();
+    }
     ForwardSlice slice =
         forwardSlice(rewriter, loc, op, adaptor, op.getSource().getType());
     Value source = adaptor.getSource();

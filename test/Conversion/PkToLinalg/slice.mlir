@@ -53,9 +53,10 @@ pk.kernel @insert(%v: !pk.ref<4xi32>, %o: !pk.ref<3x4xi32>) {
 
 // -----
 
-// An empty slice may start anywhere; the tensor slice starts at 0.
+// An empty slice may start anywhere: it is a new tensor of no elements.
 // CHECK-LABEL: func.func @empty
-// CHECK: tensor.extract_slice %{{.*}}[0] [0] [1] : tensor<4xf32> to tensor<0xf32>
+// CHECK-NOT: tensor.extract_slice
+// CHECK: tensor.empty() : tensor<0xf32>
 pk.kernel @empty(%x: !pk.ref<4xf32>, %o: !pk.ref<0xf32>) {
   %0 = pk.load %x : !pk.ref<4xf32> -> tensor<4xf32>
   %1 = pk.extract_slice %0 offsets [9] sizes [0] strides [-3] : tensor<4xf32> -> tensor<0xf32>
@@ -105,6 +106,49 @@ pk.kernel @derived(%x: !pk.ref<?x3xf32>, %o: !pk.ref<?x3xf32>) {
   %b = pk.extract_slice %v offsets [0, 0] sizes [%m, 3] strides [1, 1] : tensor<?x3xf32> -> tensor<?x3xf32>
   %d = pk.sub %a, %b : tensor<?x3xf32>
   pk.store %d, %o : tensor<?x3xf32> -> !pk.ref<?x3xf32>
+  pk.return
+}
+
+// -----
+
+// Both dimensions of x one size (their counts from x's first): o's class
+// is derived from it, though x's dimensions unite only while slices are
+// checked.
+// CHECK-LABEL: func.func @derived_square
+// CHECK: %[[N:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x?xf32>
+// CHECK: %[[LESS:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK: %[[M:.*]] = arith.maxsi %[[LESS]], %{{.*}} : index
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [%[[M]], %[[M]]], strides: [%[[M]], 1]
+pk.kernel @derived_square(%x: !pk.ref<?x?xf32>, %o: !pk.ref<?x?xf32>) {
+  %n = pk.dim %x[0] : !pk.ref<?x?xf32>
+  %m = pk.slice_size %n offset 1 step 1
+  %v = pk.load %x : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %a = pk.extract_slice %v offsets [1, 1] sizes [%m, %m] strides [1, 1] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %b = pk.extract_slice %v offsets [0, 0] sizes [%m, %m] strides [1, 1] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %d = pk.sub %a, %b : tensor<?x?xf32>
+  pk.store %d, %o : tensor<?x?xf32> -> !pk.ref<?x?xf32>
+  pk.return
+}
+
+// -----
+
+// Slices of no elements next to a dynamic size (x of 0 rows): a new tensor
+// for an extract, nothing for an insert (tensor slices want offsets inside
+// every dimension, and a dimension of size 0 has none).
+// CHECK-LABEL: func.func @no_rows
+// CHECK-NOT: tensor.extract_slice
+// CHECK-NOT: tensor.insert_slice
+// CHECK: tensor.empty(%{{.*}}) : tensor<0x?xf64>
+// CHECK-NOT: tensor.extract_slice
+// CHECK-NOT: tensor.insert_slice
+pk.kernel @no_rows(%x: !pk.ref<0x?xf64>, %o: !pk.ref<0x?xf64>) {
+  %n = pk.dim %x[1] : !pk.ref<0x?xf64>
+  %m = pk.slice_size %n offset 1 step 1
+  %v = pk.load %x : !pk.ref<0x?xf64> -> tensor<0x?xf64>
+  %a = pk.extract_slice %v offsets [0, 1] sizes [0, %m] strides [1, 1] : tensor<0x?xf64> -> tensor<0x?xf64>
+  %w = pk.load %o : !pk.ref<0x?xf64> -> tensor<0x?xf64>
+  %i = pk.insert_slice %a into %w offsets [0, 1] sizes [0, %m] strides [1, 1] : tensor<0x?xf64> -> tensor<0x?xf64>
+  pk.store %i, %o : tensor<0x?xf64> -> !pk.ref<0x?xf64>
   pk.return
 }
 

@@ -149,6 +149,19 @@ pk.kernel @diff(%x: !pk.ref<?xf32> loc("x"), %o: !pk.ref<?xf32> loc("o"), %y: !p
   pk.return
 }
 
+// A count of every index from 0 is the size itself: one class, not one
+// derived from another.
+// DYNAMIC: /* whole(x: float32[n], o: float32[n]); writes o */
+// DYNAMIC-NEXT: int pk_whole(int64_t n, const float *x, float *o);
+pk.kernel @whole(%x: !pk.ref<?xf32> loc("x"), %o: !pk.ref<?xf32> loc("o")) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 0 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %s = pk.extract_slice %v offsets [0] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  pk.store %s, %o : tensor<?xf32> -> !pk.ref<?xf32>
+  pk.return
+}
+
 // A slice's size is computed from the size it slices: o[1:-1] = x[:-2] +
 // x[2:] takes one size for x and o.
 // DYNAMIC: /* stencil(x: float32[n], o: float32[n]); writes o */

@@ -134,9 +134,19 @@ private:
   SmallVector<SliceSizeOp> counts;
   /// Least sizes, by a unifier key of their class.
   SmallVector<std::pair<unsigned, int64_t>> minimums;
-  /// The derived classes, by their leader: how each follows from a class
-  /// the caller gives.
-  llvm::DenseMap<unsigned, Derivation> derivedClasses;
+  /// The derived classes, by a unifier key of theirs (classes may unite
+  /// later: compare leaders): how each follows from a class the caller
+  /// gives.
+  SmallVector<std::pair<unsigned, Derivation>> derivedClasses;
+  /// The derivation of the class led by `leader`, its base a leader.
+  std::optional<Derivation> derivedOf(unsigned leader) {
+    for (auto [key, derivation] : derivedClasses)
+      if (unifier.leaderOfKey(key) == leader) {
+        derivation.base = unifier.leaderOfKey(derivation.base);
+        return derivation;
+      }
+    return std::nullopt;
+  }
 };
 
 void SizeAnalysis::uniteSliceSizes(Value slice, ArrayRef<int64_t> sizes,
@@ -232,9 +242,8 @@ void SizeAnalysis::uniteEqualities(Operation *op) {
 
 std::optional<Derivation> SizeAnalysis::derivationOf(Dim dim, unsigned depth) {
   unsigned leader = unifier.leader(dim);
-  if (auto derived = derivedClasses.find(leader);
-      derived != derivedClasses.end())
-    return derived->second;
+  if (std::optional<Derivation> derived = derivedOf(leader))
+    return derived;
   for (Dim parameter : parameterDims)
     if (unifier.leader(parameter) == leader)
       return Derivation{leader};
@@ -390,16 +399,18 @@ void SizeAnalysis::deriveClasses() {
     for (SliceSizeOp count : counts) {
       unsigned leader = unifier.leader({count.getResult(), 0});
       std::optional<Derivation> own = derivationOf(count, 0);
+      // (A count of every index from 0 is the size itself: one class.)
       if (!own || own->step < 1 || own->base == leader ||
-          derivedClasses.contains(leader) || !hasParameter(leader))
+          (own->offset == 0 && own->step == 1) || derivedOf(leader) ||
+          !hasParameter(leader))
         continue;
-      derivedClasses[leader] = *own;
       // Classes derived from this one before are derived from its base.
       for (auto &[other, derivation] : derivedClasses)
-        if (derivation.base == leader)
+        if (unifier.leaderOfKey(derivation.base) == leader)
           if (std::optional<Derivation> composed =
                   own->slice(derivation.offset, derivation.step))
             derivation = *composed;
+      derivedClasses.push_back({leader, *own});
       changed = true;
     }
   }
@@ -482,13 +493,32 @@ SizeClasses SizeAnalysis::classes() {
   }
   result.minimum.assign(result.count, 0);
   result.derived.assign(result.count, std::nullopt);
-  for (auto [leader, derivation] : derivedClasses) {
-    auto number = numbers.find(leader);
+  for (auto [key, derivation] : derivedClasses) {
+    auto number = numbers.find(unifier.leaderOfKey(key));
     auto base = numbers.find(unifier.leaderOfKey(derivation.base));
-    if (number != numbers.end() && base != numbers.end())
+    // (A class united with its base since is one size.)
+    if (number != numbers.end() && base != numbers.end() &&
+        number->second != base->second)
       result.derived[number->second] =
           DerivedSize{base->second, derivation.offset, derivation.step};
   }
+  // Classes united since may chain derivations: each from a given class
+  // (a cycle, which checkClasses rejects, leaves its classes given).
+  for (int k = 0; k < result.count; ++k)
+    for (int hops = 0; result.derived[k] && hops <= result.count; ++hops) {
+      std::optional<DerivedSize> base = result.derived[result.derived[k]->base];
+      if (!base)
+        break;
+      int64_t shift;
+      DerivedSize &derived = *result.derived[k];
+      if (hops == result.count ||
+          llvm::MulOverflow(derived.offset, base->step, shift) ||
+          llvm::AddOverflow(base->offset, shift, derived.offset) ||
+          llvm::MulOverflow(derived.step, base->step, derived.step))
+        result.derived[k] = std::nullopt;
+      else
+        derived.base = base->base;
+    }
   for (auto [key, least] : minimums) {
     auto number = numbers.find(unifier.leaderOfKey(key));
     if (number == numbers.end())
