@@ -326,7 +326,8 @@ def kernel(fn=None, *, backend="cpu", **options):
     serving every size with the same ranks, dtypes, aliasing, sizes 0 and 1
     (broadcasting) and equalities between sizes: ``None`` (the default)
     compiles for the first call's sizes and, when a second size comes for
-    the same pattern, once for dynamic sizes that serve every later size;
+    the same pattern, once for dynamic sizes that serve every later size
+    (sizes that varied once stay dynamic in later compiles);
     ``True`` compiles for dynamic sizes from the first call; ``False``
     compiles once per shape. Kernels whose code reads sizes (``x.shape``,
     ``len(x)``) or catches errors of its trace compile per shape whatever

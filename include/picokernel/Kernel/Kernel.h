@@ -74,7 +74,8 @@ enum class Backend { CPU, Vulkan };
 enum class DynamicSizes {
   /// Static first; when a second size is seen where the first call had
   /// another, one kernel with dynamic sizes serves that call and every
-  /// later one (like torch.compile's automatic dynamic shapes).
+  /// later one (like torch.compile's automatic dynamic shapes). Sizes
+  /// that varied once stay dynamic in later compiles of the pattern.
   Automatic,
   /// Dynamic from the first call.
   Always,
