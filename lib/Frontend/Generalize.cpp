@@ -384,22 +384,6 @@ LogicalResult Generalizer::run(ModuleOp traced, ModuleOp perturbed) {
     return symbols[(*size)->cls].first;
   };
   for (Operation *op : opsA) {
-    // A max or min over a slice that may be empty has no value (NumPy
-    // raises): such sizes stay static.
-    if (isa<ReduceMaxOp, ReduceMinOp>(op)) {
-      Value operand = op->getOperand(0);
-      for (int64_t d = 0;
-           d < cast<RankedTensorType>(operand.getType()).getRank(); ++d) {
-        FailureOr<std::optional<SizeExpr>> size = sizeOfDim(operand, d);
-        bool reduced = isa<ReduceMaxOp>(op)
-                           ? cast<ReduceMaxOp>(op).isReduced(d)
-                           : cast<ReduceMinOp>(op).isReduced(d);
-        if (reduced && succeeded(size) && *size && (*size)->offset > 0)
-          keepSizeStatic(symbols[(*size)->cls].first,
-                         "it takes a max or min over a slice that is empty "
-                         "for some sizes");
-      }
-    }
     // Long sums are blocked (pairwise, in parallel) by their length, as
     // NumPy's are; pk-split-reductions blocks one dynamic reduced length
     // (adjacent reduced dimensions fold into one). Sums over several

@@ -201,6 +201,39 @@ def test_empty_dimensions_next_to_relations():
     assert corners.cache_info().misses == 2
 
 
+def test_maxima_over_derived_and_sliced_sizes():
+    # A max or min needs an element: dynamic from the least size that has
+    # one (x[2:]: n >= 3); shorter sizes raise as NumPy does.
+    @picokernel.kernel(dynamic=True)
+    def spread(x, o, m):
+        d = x[1:] - x[:-1]
+        o[...] = d.sum()
+        m[...] = d.max()
+
+    @picokernel.kernel(dynamic=True)
+    def scaled(x, o):
+        o[...] = x[...] * x[2:].min()
+
+    rng = np.random.default_rng(10)
+    for n in [5, 6, 2, 3, 100]:
+        x = rng.standard_normal(n)
+        o, m = np.empty(()), np.empty(())
+        spread(x, o, m)
+        d = x[1:] - x[:-1]
+        np.testing.assert_allclose(o, d.sum(), rtol=1e-12, atol=1e-12)
+        assert m == d.max()
+        if n >= 3:
+            o = np.empty(n)
+            scaled(x, o)
+            np.testing.assert_array_equal(o, x * x[2:].min())
+    assert spread.cache_info().misses == 1
+    assert scaled.cache_info().misses == 1
+    with pytest.raises(ValueError, match="zero-size array"):
+        scaled(np.ones(2), np.empty(2))
+    with pytest.raises(ValueError, match="zero-size array"):
+        spread(np.ones(1), np.empty(()), np.empty(()))
+
+
 def test_automatic_policy_keeps_sizes_that_varied_before():
     # Two groups changing in turn: once both have varied, one compile
     # serves both (not one per call).

@@ -149,6 +149,19 @@ pk.kernel @diff(%x: !pk.ref<?xf32> loc("x"), %o: !pk.ref<?xf32> loc("o"), %y: !p
   pk.return
 }
 
+// A max needs an element: x[2:].max() needs 3.
+// DYNAMIC: /* top(x: float32[n], o: float32[]); writes o; n >= 3 */
+// DYNAMIC-NEXT: int pk_top(int64_t n, const float *x, float *o);
+pk.kernel @top(%x: !pk.ref<?xf32> loc("x"), %o: !pk.ref<f32> loc("o")) {
+  %n = pk.dim %x[0] : !pk.ref<?xf32>
+  %m = pk.slice_size %n offset 2 step 1
+  %v = pk.load %x : !pk.ref<?xf32> -> tensor<?xf32>
+  %s = pk.extract_slice %v offsets [2] sizes [%m] strides [1] : tensor<?xf32> -> tensor<?xf32>
+  %t = pk.reduce_max %s axes = [0] : tensor<?xf32> -> tensor<f32>
+  pk.store %t, %o : tensor<f32> -> !pk.ref<f32>
+  pk.return
+}
+
 // A count of every index from 0 is the size itself: one class, not one
 // derived from another.
 // DYNAMIC: /* whole(x: float32[n], o: float32[n]); writes o */

@@ -123,6 +123,10 @@ private:
                         [&](Dim dim) { return unifier.leader(dim) == leader; });
   }
 
+  /// A max or min has no value over no elements (NumPy raises): each
+  /// dimension of a dynamic size it reduces needs an element.
+  LogicalResult requireElements(Operation *op);
+
   /// Records that a constant-size slice of a dimension of size `whole`
   /// reads its index `last`: the least size of `whole`'s class it needs.
   LogicalResult requireIndex(Operation *op, size_t d, Derivation whole,
@@ -391,6 +395,21 @@ LogicalResult SizeAnalysis::requireIndex(Operation *op, size_t d,
   return success();
 }
 
+LogicalResult SizeAnalysis::requireElements(Operation *op) {
+  Value operand = op->getOperand(0);
+  for (auto [d, size] : llvm::enumerate(shapeOf(operand))) {
+    bool reduced = isa<ReduceMaxOp>(op) ? cast<ReduceMaxOp>(op).isReduced(d)
+                                        : cast<ReduceMinOp>(op).isReduced(d);
+    if (!reduced || !ShapedType::isDynamic(size))
+      continue;
+    // (A size no parameter gives has no class to check.)
+    std::optional<Derivation> whole = derivationOf({operand, int64_t(d)});
+    if (whole && failed(requireIndex(op, d, *whole, 0)))
+      return failure();
+  }
+  return success();
+}
+
 void SizeAnalysis::deriveClasses() {
   // To a fixpoint: a derived class may be sliced in turn.
   bool changed = true;
@@ -467,6 +486,8 @@ LogicalResult SizeAnalysis::run() {
           checkSlice(op, insert.getDest(), insert.getOffsets(),
                      insert.getSizes(), insert.getStrides(),
                      insert.getDynamicOffsets(), insert.getDynamicSizes());
+    else if (isa<ReduceMaxOp, ReduceMinOp>(op))
+      checked = requireElements(op);
     return failed(checked) ? WalkResult::interrupt() : WalkResult::advance();
   });
   if (walk.wasInterrupted())

@@ -12,7 +12,8 @@
 // one element less than x), its class is derived from the class it is
 // computed from, and the caller checks it. A slice of a constant size
 // (`x[:4]`, `x[2]`) of a dimension that varies needs it to have enough
-// elements: a minimum of its class the caller checks.
+// elements, and a max or min one element in each dimension it reduces
+// (`x[2:].max()`: 3): a minimum of its class the caller checks.
 //
 //===----------------------------------------------------------------------===//
 
