@@ -104,36 +104,44 @@ SizeMask withMinimums(KeyView key, const SizeMask &mask,
   return result;
 }
 
-int64_t maskOfRelation(SizeRelation relation) {
-  return -1 - int64_t((uint64_t(relation.base) << 32) |
-                      uint64_t(relation.difference + kMaxSizeDifference));
-}
-
-std::optional<SizeRelation> relationAt(const SizeMask &mask, size_t position) {
-  if (mask.empty() || mask[position] >= 0)
-    return std::nullopt;
-  uint64_t bits = uint64_t(-1 - mask[position]);
-  return SizeRelation{size_t(bits >> 32),
-                      int64_t(bits & 0xffffffffu) - kMaxSizeDifference};
-}
-
 namespace {
+/// An index (below 2^32) and a difference (at most kMaxSizeDifference
+/// either way) in one word, and back: relations in masks and keys.
+uint64_t packRelation(size_t index, int64_t difference) {
+  return (uint64_t(index) << 32) | uint64_t(difference + kMaxSizeDifference);
+}
+std::pair<size_t, int64_t> unpackRelation(uint64_t bits) {
+  return {size_t(bits >> 32), int64_t(bits & 0xffffffffu) - kMaxSizeDifference};
+}
+
 /// A key's word for a size that is class k's plus `difference`: below
 /// every class's (-2 - k) and distinct for each pair.
+constexpr int64_t kRelatedWords = std::numeric_limits<int64_t>::min() / 2;
 int64_t relatedWord(size_t k, int64_t difference) {
-  return std::numeric_limits<int64_t>::min() / 2 -
-         int64_t((uint64_t(k) << 32) |
-                 uint64_t(difference + kMaxSizeDifference));
+  return kRelatedWords - int64_t(packRelation(k, difference));
 }
-
 std::optional<std::pair<size_t, int64_t>> relatedOfWord(int64_t word) {
-  if (word >= std::numeric_limits<int64_t>::min() / 2)
+  if (word >= kRelatedWords)
     return std::nullopt;
-  uint64_t bits = uint64_t(std::numeric_limits<int64_t>::min() / 2 - word);
-  return std::pair{size_t(bits >> 32),
-                   int64_t(bits & 0xffffffffu) - kMaxSizeDifference};
+  return unpackRelation(uint64_t(kRelatedWords - word));
 }
 } // namespace
+
+int64_t maskOfRelation(SizeRelation relation) {
+  return -1 - int64_t(packRelation(relation.base, relation.difference));
+}
+
+std::optional<SizeRelation> heldRelation(const SizeMask &mask,
+                                         llvm::ArrayRef<int64_t> sizes,
+                                         size_t position) {
+  if (mask.empty() || mask[position] >= 0 || sizes[position] < 2)
+    return std::nullopt;
+  auto [base, difference] = unpackRelation(uint64_t(-1 - mask[position]));
+  if (!isDynamicSize(mask, base, sizes[base]) ||
+      sizes[position] != sizes[base] + difference)
+    return std::nullopt;
+  return SizeRelation{base, difference};
+}
 
 SizeMask withRelations(KeyView key, const SizeMask &mask,
                        llvm::ArrayRef<int64_t> sizes,
@@ -202,11 +210,9 @@ bool encodeDynamicKey(KeyView key, const SizeMask &mask,
         dynamicKey.push_back(-2 - int64_t(classOf(size)));
         continue;
       }
-      // A size computed from a dynamic one, where it is (and not 0 or 1).
-      std::optional<SizeRelation> relation = relationAt(mask, position);
-      if (relation && size >= 2 &&
-          isDynamicSize(mask, relation->base, keySizes[relation->base]) &&
-          size == keySizes[relation->base] + relation->difference) {
+      // A size computed from a dynamic one, where it is.
+      if (std::optional<SizeRelation> relation =
+              heldRelation(mask, keySizes, position)) {
         dynamicKey.push_back(relatedWord(classOf(keySizes[relation->base]),
                                          relation->difference));
         continue;

@@ -71,7 +71,12 @@ struct SizeRelation {
 /// The largest difference a relation takes (either way).
 inline constexpr int64_t kMaxSizeDifference = (int64_t(1) << 31) - 1;
 int64_t maskOfRelation(SizeRelation relation);
-std::optional<SizeRelation> relationAt(const SizeMask &mask, size_t position);
+/// The relation `mask` marks at `position` of a key of sizes `sizes`,
+/// where it holds (its base dynamic, the difference right, and the size
+/// not 0 or 1); none elsewhere.
+std::optional<SizeRelation> heldRelation(const SizeMask &mask,
+                                         llvm::ArrayRef<int64_t> sizes,
+                                         size_t position);
 
 /// `mask` with each dynamic size of `key` in a class of `sizes` (as
 /// encodeDynamicKey numbers them) that `derivedFrom` derives from another

@@ -37,10 +37,8 @@ SizeRoles rolesOf(const Signature &real, const SizeMask &mask,
     roles.classOf.push_back(
         dynamic ? int(llvm::find(sizes, size) - sizes.begin()) : -1);
     roles.related.emplace_back();
-    std::optional<SizeRelation> relation = relationAt(mask, position);
-    if (!relation || size < 2 ||
-        !isDynamicSize(mask, relation->base, all[relation->base]) ||
-        size != all[relation->base] + relation->difference)
+    std::optional<SizeRelation> relation = heldRelation(mask, all, position);
+    if (!relation)
       continue;
     size_t k = llvm::find(sizes, all[relation->base]) - sizes.begin();
     roles.related.back() = std::pair{k, relation->difference};
