@@ -69,13 +69,21 @@ const Executable &GuardCache::lookup(KeyView key, Compile compile) {
   return *lastCompiledHere;
 }
 
-const Executable *GuardCache::findInMemo(KeyView key) {
+const Executable *
+GuardCache::findInMemo(KeyView key,
+                       llvm::function_ref<bool(KeyView variantKey)> serves) {
   HitMemo &memo = hitMemo;
   if (memo.cacheId != id ||
-      memo.generation != generation.load(std::memory_order_acquire) ||
-      !(KeyEqual()(KeyView(memo.key.data(), memo.key.size()), key) ||
-        KeyEqual()(KeyView(memo.alias.data(), memo.alias.size()), key)))
+      memo.generation != generation.load(std::memory_order_acquire))
     return nullptr;
+  KeyView memoKey(memo.key.data(), memo.key.size());
+  if (!KeyEqual()(memoKey, key) &&
+      !KeyEqual()(KeyView(memo.alias.data(), memo.alias.size()), key)) {
+    // (Calls cycling over sizes that one variant serves stay here.)
+    if (!serves || !serves(memoKey))
+      return nullptr;
+    memo.alias.assign(key.begin(), key.end());
+  }
   hitCount.fetch_add(1, std::memory_order_relaxed);
   memo.entry->lastUse.store(useClock.fetch_add(1, std::memory_order_relaxed),
                             std::memory_order_relaxed);

@@ -51,9 +51,12 @@ public:
   /// dynamic-sizes variant's), which this thread's next findInMemo then
   /// knows.
   const Executable *find(KeyView key, KeyView alias = {}, bool wait = true);
-  /// The variant this thread found last, if its key or alias is `key`
-  /// (no lock, no map); else null.
-  const Executable *findInMemo(KeyView key);
+  /// The variant this thread found last, if its key or alias is `key`, or
+  /// if `serves` says its (dynamic-sizes) key serves `key` (no lock, no
+  /// map); else null.
+  const Executable *
+  findInMemo(KeyView key,
+             llvm::function_ref<bool(KeyView variantKey)> serves = {});
 
   uint64_t hits() const { return hitCount.load(); }
   uint64_t misses() const { return missCount.load(); }

@@ -172,13 +172,17 @@ SizeMask withRelations(KeyView key, const SizeMask &mask,
   return result;
 }
 
-bool encodeDynamicKey(KeyView key, const SizeMask &mask,
-                      llvm::SmallVectorImpl<int64_t> &dynamicKey,
-                      llvm::SmallVectorImpl<int64_t> &sizes) {
-  size_t start = dynamicKey.size();
+namespace {
+/// Writes the dynamic-sizes key of exact key `key` for `mask` word by word
+/// to `put` (which returns false to stop: then so does this), and the
+/// distinct dynamic sizes to `sizes` from `first` on. One writer for
+/// encodeDynamicKey and servesDynamicKey, so that they cannot disagree.
+template <typename Put>
+bool writeDynamicKey(KeyView key, const SizeMask &mask,
+                     llvm::SmallVectorImpl<int64_t> &sizes, size_t first,
+                     Put put) {
   // Per dynamic size (`sizes` from `first` on): the least at its
   // dimensions.
-  size_t first = sizes.size();
   llvm::SmallVector<int64_t, 8> least;
   llvm::SmallVector<int64_t, 16> keySizes;
   forEachSize(key, [&](size_t word) { keySizes.push_back(key[word]); });
@@ -198,37 +202,60 @@ bool encodeDynamicKey(KeyView key, const SizeMask &mask,
     if (!mask.empty())
       least[k] = std::max(least[k], mask[position]);
   }
-  dynamicKey.push_back(-1 - key[0]);
+  if (!put(-1 - key[0]))
+    return false;
   size_t at = 1, position = 0;
   for (int64_t i = 0; i < key[0]; ++i) {
     int64_t rank = key[at + 1];
-    dynamicKey.push_back(key[at]);
-    dynamicKey.push_back(rank);
+    if (!put(key[at]) || !put(rank))
+      return false;
     for (int64_t d = 0; d < rank; ++d, ++position) {
       int64_t size = keySizes[position];
-      if (isDynamicSize(mask, position, size)) {
-        dynamicKey.push_back(-2 - int64_t(classOf(size)));
-        continue;
-      }
+      int64_t word = size;
+      if (isDynamicSize(mask, position, size))
+        word = -2 - int64_t(classOf(size));
       // A size computed from a dynamic one, where it is.
-      if (std::optional<SizeRelation> relation =
-              heldRelation(mask, keySizes, position)) {
-        dynamicKey.push_back(relatedWord(classOf(keySizes[relation->base]),
-                                         relation->difference));
-        continue;
-      }
-      dynamicKey.push_back(size);
+      else if (std::optional<SizeRelation> relation =
+                   heldRelation(mask, keySizes, position))
+        word = relatedWord(classOf(keySizes[relation->base]),
+                           relation->difference);
+      if (!put(word))
+        return false;
     }
-    dynamicKey.push_back(key[at + 2 + rank]);
+    if (!put(key[at + 2 + rank]))
+      return false;
     at += 3 + rank;
   }
   // (Kept out of the keys of variants that take every size.)
   if (llvm::any_of(least, [](int64_t size) { return size > 2; }))
-    dynamicKey.append(least.begin(), least.end());
+    for (int64_t size : least)
+      if (!put(size))
+        return false;
+  return true;
+}
+} // namespace
+
+bool encodeDynamicKey(KeyView key, const SizeMask &mask,
+                      llvm::SmallVectorImpl<int64_t> &dynamicKey,
+                      llvm::SmallVectorImpl<int64_t> &sizes) {
+  size_t start = dynamicKey.size(), first = sizes.size();
+  writeDynamicKey(key, mask, sizes, first, [&](int64_t word) {
+    dynamicKey.push_back(word);
+    return true;
+  });
   if (sizes.size() > first)
     return true;
   dynamicKey.resize(start);
   return false;
+}
+
+bool servesDynamicKey(KeyView key, const SizeMask &mask, KeyView dynamicKey) {
+  llvm::SmallVector<int64_t, 8> sizes;
+  size_t next = 0;
+  bool same = writeDynamicKey(key, mask, sizes, 0, [&](int64_t word) {
+    return next < dynamicKey.size() && dynamicKey[next++] == word;
+  });
+  return same && next == dynamicKey.size() && !sizes.empty();
 }
 
 std::vector<KeyEntry> decodeKey(KeyView key) {

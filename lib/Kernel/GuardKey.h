@@ -93,6 +93,10 @@ bool encodeDynamicKey(KeyView key, const SizeMask &mask,
                       llvm::SmallVectorImpl<int64_t> &dynamicKey,
                       llvm::SmallVectorImpl<int64_t> &sizes);
 
+/// Whether encodeDynamicKey(key, mask) would write `dynamicKey`: the
+/// variant of that key serves `key` (without writing a key).
+bool servesDynamicKey(KeyView key, const SizeMask &mask, KeyView dynamicKey);
+
 /// The key without sizes: what calls that differ only in sizes share.
 Key patternOf(KeyView key);
 

@@ -97,7 +97,17 @@ const Executable *KernelCache::prepare(
   encodeKey(arrays, aliasOf, key);
   KeyView view(key.data(), key.size());
   bool dynamicAllowed = options.dynamic != DynamicSizes::Never;
-  const Executable *found = variants.findInMemo(view);
+  auto servedByDynamicVariant = [&](KeyView variantKey) {
+    if (!dynamicAllowed || variantKey.empty() || variantKey[0] >= 0)
+      return false;
+    size_t count = maskCount.load(std::memory_order_acquire);
+    for (size_t i = 0; i < count; ++i)
+      if (hasPattern(view, masks[i].pattern) &&
+          servesDynamicKey(view, masks[i].mask, variantKey))
+        return true;
+    return false;
+  };
+  const Executable *found = variants.findInMemo(view, servedByDynamicVariant);
   if (!found && dynamicAllowed) {
     // The dynamic-sizes variants first: one serves every size.
     llvm::SmallVector<int64_t, 64> dynamicKey;

@@ -684,3 +684,42 @@ def test_many_patterns_and_high_ranks():
         high(a, o)
         np.testing.assert_array_equal(o, 2.0)
     assert misses(high) == 1
+
+
+def test_calls_cycling_over_sizes_keep_every_guard():
+    """A thread's last variant serves the next call without a lookup when
+    its dynamic key takes that call's sizes: calls that alternate with
+    ones it must not serve (sizes 1 and 0, sizes that were equal and are
+    not, a static size changed, a size below a slice's minimum, a broken
+    relation) still get their own variant, error or NumPy's result."""
+    @picokernel.kernel(dynamic=True)
+    def add(a, b, o):
+        o[...] = a[...] + b[:, :3] * 2
+
+    @picokernel.kernel(dynamic=True)
+    def diff(x, o):
+        o[...] = x[1:] - x[:-1]
+
+    rng = np.random.default_rng(5)
+    shapes = [((4, 3), (4, 3)), ((5, 3), (5, 3)), ((4, 3), (4, 5)),
+              ((6, 3), (1, 3)), ((1, 3), (6, 3)), ((3, 3), (3, 3)),
+              ((7, 3), (7, 4)), ((0, 3), (0, 3)), ((2, 1), (2, 3)),
+              ((5, 5, 3), (5, 3)), ((4, 3), (4, 4))]
+    for _ in range(3):
+        for a_shape, b_shape in shapes:
+            a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+            expected = a + b[:, :3] * 2
+            o = np.full(expected.shape, np.nan)
+            add(a, b, o)
+            np.testing.assert_array_equal(o, expected)
+        with pytest.raises(ValueError):
+            add(np.ones((4, 3)), np.ones((4, 2)), np.empty((4, 3)))
+        for n, m in [(10, 9), (10, 10), (12, 11), (3, 2), (12, 10), (2, 1),
+                     (5, 4)]:
+            x, o = rng.standard_normal(n), np.full(m, np.nan)
+            if m != n - 1:
+                with pytest.raises(ValueError, match="store to 'o'"):
+                    diff(x, o)
+                continue
+            diff(x, o)
+            np.testing.assert_array_equal(o, x[1:] - x[:-1])
