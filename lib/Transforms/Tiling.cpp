@@ -2,6 +2,8 @@
 
 #include "Tiling.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+
 #include "picokernel/Support/VectorWidth.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -84,6 +86,10 @@ LogicalResult vectorizeOp(RewriterBase &rewriter, linalg::LinalgOp op,
   SmallVector<int64_t> sizes;
   SmallVector<bool> scalable; // none, but vectorize wants one per size
   if (op.hasDynamicShape()) {
+    // (A dynamic size the caller did not expect: vectors of no lanes would
+    // reach LLVM, which does not take them.)
+    if (dynamicSize <= 0)
+      return failure();
     sizes = op.getStaticLoopRanges();
     for (int64_t &size : sizes)
       if (ShapedType::isDynamic(size))
@@ -123,6 +129,33 @@ void storeWithoutCollapse(RewriterBase &rewriter,
     store.getDestMutable().assign(view);
   });
   rewriter.eraseOp(collapse);
+}
+
+void assumeWholeTiles(RewriterBase &rewriter, LoopLikeOpInterface loop) {
+  std::optional<SmallVector<Value>> ivs = loop.getLoopInductionVars();
+  std::optional<SmallVector<OpFoldResult>> steps = loop.getLoopSteps();
+  if (!ivs || !steps)
+    return;
+  // (Also in loops inside: tiling a batch dimension as well puts the
+  // bounds of the outer loop's tiles in the inner loop.)
+  SmallVector<affine::AffineMinOp> bounds;
+  for (Region *region : loop.getLoopRegions())
+    region->walk([&](affine::AffineMinOp min) { bounds.push_back(min); });
+  for (affine::AffineMinOp min : bounds)
+    for (auto [iv, step] : llvm::zip(*ivs, *steps)) {
+      std::optional<int64_t> tile = getConstantIntValue(step);
+      bool boundsTile =
+          tile && llvm::is_contained(min.getOperands(), iv) &&
+          llvm::any_of(min.getMap().getResults(), [&](AffineExpr result) {
+            auto constant = dyn_cast<AffineConstantExpr>(result);
+            return constant && constant.getValue() == *tile;
+          });
+      if (!boundsTile)
+        continue;
+      rewriter.setInsertionPoint(min);
+      rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(min, *tile);
+      break;
+    }
 }
 
 } // namespace mlir::pk

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 #include <cstdint>
 
@@ -31,6 +32,14 @@ FailureOr<scf::SCFTilingResult> tileInto(RewriterBase &rewriter, Operation *op,
                                          ArrayRef<OpFoldResult> sizes,
                                          scf::SCFTilingOptions::LoopType type);
 
+/// Makes every tile of `loop` (from tileInto, counting from 0) whole: the
+/// bound of each tile's size by what is left of the loop's range (an
+/// affine.min of the loop's step and the rest) becomes the step itself.
+/// Right only where the caller knows that the step divides the range (a
+/// part split off at a multiple of it), which dynamic sizes hide; the
+/// tiles then get static shapes, which vectorize.
+void assumeWholeTiles(RewriterBase &rewriter, LoopLikeOpInterface loop);
+
 /// The size of the fewest equal chunks of `range` at most `most` long (the
 /// last may be shorter).
 int64_t evenChunk(int64_t range, int64_t most);
@@ -39,7 +48,7 @@ int64_t evenChunk(int64_t range, int64_t most);
 /// (a tile) and vectorizes it, with its reductions outermost when
 /// `reductionsFirst` (so that a sum over rows adds whole vectors). Its
 /// dynamic sizes are known to be `dynamicSize` (tiles of blocks that the
-/// tiles divide).
+/// tiles divide; 0: it has none, else it fails).
 LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
                               bool reductionsFirst = false,
                               int64_t dynamicSize = 0);

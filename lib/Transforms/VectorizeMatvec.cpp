@@ -3,6 +3,9 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "IterationCount.h"
+#include "Matvec.h"
+#include "ReductionBlocks.h"
+#include "Reductions.h"
 #include "RunTimeChoice.h"
 #include "Tiling.h"
 
@@ -24,87 +27,12 @@ namespace mlir::pk {
 } // namespace mlir::pk
 
 using namespace mlir;
+using mlir::pk::matchMatvec;
+using mlir::pk::Matvec;
 
 namespace {
 
 using LoopType = scf::SCFTilingOptions::LoopType;
-
-/// A contraction of a matrix with a vector (either side) or of two vectors
-/// (a dot product: no rows), possibly batched: its dimensions, and whether
-/// the matrix is on the left.
-struct Matvec {
-  linalg::ContractionDimensions dims;
-  bool matrixLeft;
-  bool hasRows() const { return !matrixLeft || !dims.m.empty(); }
-  unsigned row() const { return matrixLeft ? dims.m.front() : dims.k.front(); }
-  unsigned column() const {
-    return matrixLeft ? dims.k.front() : dims.n.front();
-  }
-};
-
-/// `op` as a matrix-vector product whose matrix rows are contiguous
-/// (its last indexing dimension is the matrix's column), if it is one.
-std::optional<Matvec> matchMatvec(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1)
-    return std::nullopt;
-  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-  if (!element.isIntOrFloat() || element.isInteger(1))
-    return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->k.size() != 1)
-    return std::nullopt;
-  Matvec matvec{*dims, false};
-  if (dims->m.size() <= 1 && dims->n.empty())
-    matvec.matrixLeft = true;
-  else if (!(dims->m.empty() && dims->n.size() == 1))
-    return std::nullopt;
-  // The matrix is the input with one more dimension than the vector (as
-  // many for a dot product), its rows contiguous.
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  AffineMap matrix = maps[matvec.matrixLeft ? 0 : 1];
-  AffineMap vector = maps[matvec.matrixLeft ? 1 : 0];
-  if (matrix.getNumResults() != vector.getNumResults() + matvec.hasRows() ||
-      !matrix.isProjectedPermutation() || !vector.isProjectedPermutation() ||
-      matrix.getResults().back() !=
-          getAffineDimExpr(matvec.column(), op.getContext()))
-    return std::nullopt;
-  return matvec;
-}
-
-/// Makes every tile of `loop` (from tileInto, counting from 0) whole: the
-/// bound of each tile's size by what is left of the loop's range (an
-/// affine.min of the loop's step and the rest) becomes the step itself.
-/// Right only where the caller knows that the step divides the range (a
-/// part split off at a multiple of it), which dynamic sizes hide; the
-/// tiles then get static shapes, which vectorize.
-void assumeWholeTiles(RewriterBase &rewriter, LoopLikeOpInterface loop) {
-  std::optional<SmallVector<Value>> ivs = loop.getLoopInductionVars();
-  std::optional<SmallVector<OpFoldResult>> steps = loop.getLoopSteps();
-  if (!ivs || !steps)
-    return;
-  SmallVector<affine::AffineMinOp> bounds;
-  for (Region *region : loop.getLoopRegions())
-    for (Operation &op : region->getOps())
-      if (auto min = dyn_cast<affine::AffineMinOp>(op))
-        bounds.push_back(min);
-  for (affine::AffineMinOp min : bounds)
-    for (auto [iv, step] : llvm::zip(*ivs, *steps)) {
-      std::optional<int64_t> tile = getConstantIntValue(step);
-      bool boundsTile =
-          tile && llvm::is_contained(min.getOperands(), iv) &&
-          llvm::any_of(min.getMap().getResults(), [&](AffineExpr result) {
-            auto constant = dyn_cast<AffineConstantExpr>(result);
-            return constant && constant.getValue() == *tile;
-          });
-      if (!boundsTile)
-        continue;
-      rewriter.setInsertionPoint(min);
-      rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(min, *tile);
-      break;
-    }
-}
 
 struct VectorizeMatvecPass
     : public mlir::pk::impl::PkVectorizeMatvecBase<VectorizeMatvecPass> {
@@ -124,9 +52,9 @@ struct VectorizeMatvecPass
     return success();
   }
 
-  void runOnOperation() override {
-    int64_t bits =
-        vectorBits > 0 ? int64_t(vectorBits) : mlir::pk::hostVectorBits();
+  /// The products to vectorize (those with at least minIterations
+  /// multiply-adds).
+  SmallVector<std::pair<linalg::LinalgOp, Matvec>> findMatvecs() {
     SmallVector<std::pair<linalg::LinalgOp, Matvec>> matvecs;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (mlir::pk::iterationCount(op) < minIterations)
@@ -134,7 +62,44 @@ struct VectorizeMatvecPass
       if (std::optional<Matvec> matvec = matchMatvec(op))
         matvecs.push_back({op, *matvec});
     });
+    return matvecs;
+  }
+
+  /// Float products that sum at least two blocks of K (blockOf) sum it in
+  /// blocks combined pairwise (splitLongSum): rounding errors grow with the
+  /// block and log K, not K; the blocks, a batch dimension, run in parallel.
+  LogicalResult splitLongSums(RewriterBase &rewriter) {
+    if (sumBlock <= 0)
+      return success();
+    for (auto [op, matvec] : findMatvecs()) {
+      Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+      int64_t length = op.getStaticLoopRanges()[matvec.dims.k.front()];
+      int64_t block = blockOf(matvec);
+      if (!isa<FloatType>(element) || !mlir::pk::hasPlainIdentity(element) ||
+          (!ShapedType::isDynamic(length) && length / 2 < block))
+        continue;
+      if (failed(mlir::pk::splitLongSum(rewriter, op, matvec.dims.k.front(),
+                                        block)))
+        return failure();
+    }
+    return success();
+  }
+
+  /// The elements of K a block of `matvec` sums: x @ A adds each row of A
+  /// to one running sum per column; A @ x and dot products sum in 4 vectors
+  /// of lanes, whose errors grow 4 * lanes times slower, and end each tile
+  /// in sums across lanes: blocks 8 times longer.
+  int64_t blockOf(const Matvec &matvec) const {
+    return (matvec.matrixLeft ? 8 : 1) * int64_t(sumBlock);
+  }
+
+  void runOnOperation() override {
+    int64_t bits =
+        vectorBits > 0 ? int64_t(vectorBits) : mlir::pk::hostVectorBits();
     IRRewriter rewriter(&getContext());
+    if (failed(splitLongSums(rewriter)))
+      return signalPassFailure();
+    SmallVector<std::pair<linalg::LinalgOp, Matvec>> matvecs = findMatvecs();
     for (auto [named, matvec] : matvecs) {
       Type element = getElementTypeOrSelf(named.getDpsInputs()[0].getType());
       int64_t lanes =
@@ -289,7 +254,7 @@ struct VectorizeMatvecPass
       tile = outer->tiledOps.front();
       root = outer->loops.front();
       for (LoopLikeOpInterface loop : outer->loops)
-        assumeWholeTiles(rewriter, loop);
+        mlir::pk::assumeWholeTiles(rewriter, loop);
     }
     // The columns in whole tiles, then (within each row tile, while its
     // rows are in cache) the rest.
@@ -304,7 +269,7 @@ struct VectorizeMatvecPass
     if (failed(inner) || inner->loops.size() != 1)
       return emitError(loc, "matrix-vector product could not be tiled");
     auto kLoop = cast<LoopLikeOpInterface>(inner->loops.front());
-    assumeWholeTiles(rewriter, kLoop);
+    mlir::pk::assumeWholeTiles(rewriter, kLoop);
     if (!root)
       root = kLoop;
     // Dynamic sizes: whole tiles become static (which may replace the K
@@ -497,8 +462,8 @@ struct VectorizeMatvecPass
       return emitError(loc, "vector-matrix product could not be tiled");
     // The row steps divide the rows, the column tiles every block.
     for (LoopLikeOpInterface loop : byRow->loops)
-      assumeWholeTiles(rewriter, loop);
-    assumeWholeTiles(rewriter, inner->loops.front());
+      mlir::pk::assumeWholeTiles(rewriter, loop);
+    mlir::pk::assumeWholeTiles(rewriter, inner->loops.front());
     Operation *root = outer->loops.front();
     // (As for A @ x.)
     if (dynamic && failed(applyPatternsGreedily(root, canonicalization)))

@@ -29,7 +29,7 @@ namespace {
 
 /// Makes `op` accumulate into its init's destination when the init is a
 /// fill with +0 used only here; whether it did (the tiles must then start
-/// from zero, see startFromZero).
+/// from zero, see sumChunksFromZero).
 bool dropZeroFill(RewriterBase &rewriter, linalg::GenericOp op) {
   auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   if (!fill || !fill->hasOneUse())
@@ -44,42 +44,61 @@ bool dropZeroFill(RewriterBase &rewriter, linalg::GenericOp op) {
 }
 
 /// Starts the register tiles of `kLoop` (the C tiles it carries, read
-/// before it) from zero in the first chunk of K (`kChunks`' first
-/// iteration; every iteration without chunks) instead of reading C.
-LogicalResult startFromZero(RewriterBase &rewriter, scf::ForOp kLoop,
-                            scf::ForOp kChunks) {
+/// before it) from zero, and adds what C held to the loop's sums after it,
+/// except where C holds nothing yet: in the first chunk of K (`kChunks`'
+/// first iteration; every iteration without chunks) of a C that is zero
+/// (`cIsZero`, its fill dropped). Each chunk's products then sum on their
+/// own before they meet C's running total, as BLAS sums, so that rounding
+/// errors grow with the chunk's length and the count of chunks, not with K.
+/// Fails where the tiles are not read before the loop and C is zero.
+LogicalResult sumChunksFromZero(RewriterBase &rewriter, scf::ForOp kLoop,
+                                scf::ForOp kChunks, bool cIsZero) {
   bool found = false;
-  for (OpOperand &init : kLoop.getInitArgsMutable()) {
+  for (auto [index, init] : llvm::enumerate(kLoop.getInitArgsMutable())) {
     auto read = init.get().getDefiningOp<vector::TransferReadOp>();
     if (!read || !read->hasOneUse())
       continue;
     found = true;
     Location loc = read.getLoc();
     auto type = cast<VectorType>(read.getType());
-    rewriter.setInsertionPoint(read);
+    rewriter.setInsertionPoint(kLoop);
     Value zeros =
         arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(type));
-    if (!kChunks) {
-      rewriter.modifyOpInPlace(kLoop, [&] { init.assign(zeros); });
+    rewriter.modifyOpInPlace(kLoop, [&] { init.assign(zeros); });
+    Value sums = kLoop.getResult(index);
+    if (cIsZero && !kChunks) {
       rewriter.eraseOp(read);
       continue;
     }
-    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                        kChunks.getInductionVar(),
-                                        kChunks.getLowerBound());
-    auto choice = scf::IfOp::create(rewriter, loc, TypeRange{type}, first,
-                                    /*addThenBlock=*/true,
-                                    /*addElseBlock=*/true);
-    rewriter.moveOpBefore(zeros.getDefiningOp(), choice.thenBlock(),
-                          choice.thenBlock()->end());
-    rewriter.setInsertionPointToEnd(choice.thenBlock());
-    scf::YieldOp::create(rewriter, loc, zeros);
-    rewriter.moveOpBefore(read, choice.elseBlock(), choice.elseBlock()->end());
-    rewriter.setInsertionPointToEnd(choice.elseBlock());
-    scf::YieldOp::create(rewriter, loc, read.getResult());
-    rewriter.modifyOpInPlace(kLoop, [&] { init.assign(choice.getResult(0)); });
+    // C's tile plus the sums, after the loop.
+    auto addTo = [&](OpBuilder &b) -> Value {
+      rewriter.moveOpBefore(read, b.getInsertionBlock(), b.getInsertionPoint());
+      if (isa<FloatType>(type.getElementType()))
+        return arith::AddFOp::create(b, loc, read.getResult(), sums);
+      return arith::AddIOp::create(b, loc, read.getResult(), sums);
+    };
+    rewriter.setInsertionPointAfter(kLoop);
+    Operation *totalOp;
+    if (!cIsZero) {
+      totalOp = addTo(rewriter).getDefiningOp();
+    } else {
+      Value first = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, kChunks.getInductionVar(),
+          kChunks.getLowerBound());
+      auto choice = scf::IfOp::create(rewriter, loc, TypeRange{type}, first,
+                                      /*addThenBlock=*/true,
+                                      /*addElseBlock=*/true);
+      rewriter.setInsertionPointToEnd(choice.thenBlock());
+      scf::YieldOp::create(rewriter, loc, sums);
+      rewriter.setInsertionPointToEnd(choice.elseBlock());
+      scf::YieldOp::create(rewriter, loc, addTo(rewriter));
+      totalOp = choice;
+    }
+    rewriter.replaceUsesWithIf(
+        sums, totalOp->getResult(0),
+        [&](OpOperand &use) { return !totalOp->isAncestor(use.getOwner()); });
   }
-  return success(found);
+  return success(found || !cIsZero);
 }
 
 /// The elementwise consumer of `op`'s C (bias, activation, residual, cast),
@@ -369,8 +388,8 @@ struct VectorizePackedMatmulPass
     if (failed(dims) || dims->m.size() != 2 || dims->n.size() != 2 ||
         dims->k.size() != 2)
       return op.emitOpError("is not a packed matmul");
-    // A zero-filled C is not filled: the first chunk of K starts its tiles
-    // from zero instead of reading them (one pass over C fewer).
+    // A zero-filled C is not filled: the first chunk of K does not read
+    // it (one pass over C fewer); see sumChunksFromZero.
     bool zeroInit = dropZeroFill(rewriter, op);
     FailureOr<TileLoops> loops = tile(rewriter, op, *dims);
     if (failed(loops))
@@ -383,8 +402,8 @@ struct VectorizePackedMatmulPass
     auto kSteps = cast<LoopLikeOpInterface>(loops->kSteps);
     moveLoopInvariantCode(kSteps);
     kSteps = hoistLoopInvariantSubsets(rewriter, kSteps);
-    if (zeroInit && failed(startFromZero(rewriter, cast<scf::ForOp>(*kSteps),
-                                         loops->kChunks)))
+    if (failed(sumChunksFromZero(rewriter, cast<scf::ForOp>(*kSteps),
+                                 loops->kChunks, zeroInit)))
       return fail("could not start its tiles from zero");
     // The epilogue on the C tile, as vector arithmetic.
     if (loops->epilogue &&

@@ -1,5 +1,6 @@
-// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-vectorize-matvec{vector-bits=512 parallel-threshold=1000 min-iterations=1000},canonicalize))' | FileCheck %s
-// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-vectorize-matvec{vector-bits=512 parallel-threshold=0 min-iterations=1000},canonicalize))' | FileCheck %s --check-prefix=SERIAL
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-vectorize-matvec{vector-bits=512 parallel-threshold=1000 min-iterations=1000 sum-block=0},canonicalize))' | FileCheck %s
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-vectorize-matvec{vector-bits=512 parallel-threshold=0 min-iterations=1000 sum-block=0},canonicalize))' | FileCheck %s --check-prefix=SERIAL
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-vectorize-matvec{vector-bits=512 parallel-threshold=1000 min-iterations=1000 sum-block=64},canonicalize))' | FileCheck %s --check-prefix=BLOCKS
 
 // (For the dynamic sizes below: the largest multiple of 8 rows, half the
 // columns in whole tiles of 64.)
@@ -177,6 +178,73 @@ func.func @dynamic_rows(%a: tensor<?x?xf32>, %x: tensor<?xf32>, %o: tensor<?xf32
 // CHECK: scf.for %{{.*}} step %c64
 // CHECK: vector.transfer_read {{.*}} : tensor<8x64xf32>, vector<8x64xf32>
 func.func @dynamic_columns(%x: tensor<?xf32>, %a: tensor<?x?xf32>, %o: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.vecmat ins(%x, %a : tensor<?xf32>, tensor<?x?xf32>) outs(%o : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// Long sums in blocks (sum-block=64 here; the RUN lines above take K in
+// one sum). x @ A over 200 rows: the 8 rows past 3 whole blocks first,
+// from zero; then the blocks as a batch of x @ A (A viewed as 3 x 64 x 128)
+// in parallel with the column blocks, each summing its 64 rows from zero
+// into its own row of partials; then 4 -> 2 -> 1 partials pairwise, and
+// the total added to the result.
+// BLOCKS-LABEL: func.func @long_columns
+// BLOCKS-SAME: (%[[X:[a-z0-9]+]]: tensor<200xf32>, %{{[a-z0-9]+}}: tensor<200x128xf32>, %[[O:[a-z0-9]+]]: tensor<128xf32>)
+// BLOCKS: %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<128xf32>
+// BLOCKS: tensor.extract_slice %[[X]][192] [8] [1]
+// BLOCKS: scf.forall (%{{.*}}) = (0) to (128) step (64) shared_outs(%{{.*}} = %[[ZERO]])
+// BLOCKS: %[[SLOTS:.*]] = linalg.fill {{.*}} -> tensor<4x128xf32>
+// BLOCKS: tensor.expand_shape {{.*}} output_shape [3, 64, 128] : tensor<192x128xf32> into tensor<3x64x128xf32>
+// BLOCKS: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (128, 3) step (64, 1) {{.*}} -> (tensor<3x128xf32>)
+// BLOCKS: scf.for %{{.*}} = %c0 to %c64 step %c8
+// BLOCKS: vector.transfer_read {{.*}} : tensor<8x64xf32>, vector<8x64xf32>
+// BLOCKS: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x128xf32>, tensor<2x128xf32>)
+// BLOCKS: arith.addf {{.*}} fastmath<reassoc>
+// BLOCKS: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x128xf32>, tensor<1x128xf32>)
+// BLOCKS: linalg.generic {{.*}} ins(%{{.*}} : tensor<128xf32>) outs(%[[O]] : tensor<128xf32>)
+func.func @long_columns(%x: tensor<200xf32>, %a: tensor<200x128xf32>, %o: tensor<128xf32>) -> tensor<128xf32> {
+  %r = linalg.vecmat ins(%x, %a : tensor<200xf32>, tensor<200x128xf32>) outs(%o : tensor<128xf32>) -> tensor<128xf32>
+  return %r : tensor<128xf32>
+}
+
+// A dot product's blocks are 8 times longer (its chunks already sum in
+// parallel lanes): 1100 elements are 2 blocks of 512 in parallel and 76
+// more.
+// BLOCKS-LABEL: func.func @long_dot
+// BLOCKS: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<76xf32>, tensor<76xf32>)
+// BLOCKS: tensor.expand_shape {{.*}} output_shape [2, 512] : tensor<1024xf32> into tensor<2x512xf32>
+// BLOCKS: scf.forall (%{{.*}}) in (2) {{.*}} -> (tensor<2xf32>)
+// BLOCKS: vector.reduction <add>, {{.*}} fastmath<reassoc> : vector<64xf32> into f32
+func.func @long_dot(%a: tensor<1100xf32>, %b: tensor<1100xf32>, %o: tensor<f32>) -> tensor<f32> {
+  %r = linalg.dot ins(%a, %b : tensor<1100xf32>, tensor<1100xf32>) outs(%o : tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// Integer sums are exact in any order: one sum.
+// BLOCKS-LABEL: func.func @integer_columns
+// BLOCKS-NOT: tensor.expand_shape
+// BLOCKS: return
+func.func @integer_columns(%x: tensor<200xi32>, %a: tensor<200x128xi32>, %o: tensor<128xi32>) -> tensor<128xi32> {
+  %r = linalg.vecmat ins(%x, %a : tensor<200xi32>, tensor<200x128xi32>) outs(%o : tensor<128xi32>) -> tensor<128xi32>
+  return %r : tensor<128xi32>
+}
+
+// A dynamic K: blocks where it comes at least two blocks long (an scf.if),
+// a dynamic count of them combined level by level (scf.while); shorter
+// ones as before.
+// BLOCKS-LABEL: func.func @dynamic_long_columns
+// BLOCKS-SAME: (%[[X:[a-z0-9]+]]: tensor<?xf32>
+// BLOCKS: %[[K:.*]] = tensor.dim %[[X]], %c0
+// BLOCKS: %[[LONG:.*]] = arith.cmpi sge, %[[K]], %c128
+// BLOCKS: scf.if %[[LONG]]
+// BLOCKS: tensor.expand_shape {{.*}} : tensor<?x?xf32> into tensor<?x64x?xf32>
+// BLOCKS: scf.forall
+// BLOCKS: scf.while
+// BLOCKS: } else {
+// BLOCKS-NOT: tensor.expand_shape
+// BLOCKS: scf.forall
+// BLOCKS: return
+func.func @dynamic_long_columns(%x: tensor<?xf32>, %a: tensor<?x?xf32>, %o: tensor<?xf32>) -> tensor<?xf32> {
   %r = linalg.vecmat ins(%x, %a : tensor<?xf32>, tensor<?x?xf32>) outs(%o : tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }

@@ -36,21 +36,23 @@
 // CHECK-NOT: linalg.unpack
 // With 256 bytes of an A row panel (2 blocks of 8 x 4 float32), K's 8
 // blocks run in chunks of 2, outermost; with 2 KiB of B per chunk (2
-// column panels), N in blocks of 2. The first chunk starts the tiles from
-// zero, the others from C.
+// column panels), N in blocks of 2. Each chunk sums its tiles from zero;
+// the first chunk's are C (zero-filled, not read), the others' are added
+// to C's.
 // CHUNKS-LABEL: func.func @odd
 // CHUNKS: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // CHUNKS: scf.for %[[C:.*]] = %c0 to %c8 step %c2
 // CHUNKS: scf.for %{{.*}} = %c0 to %c3 step %c2
 // CHUNKS: scf.forall (%{{.*}}) in (13)
+// CHUNKS: %[[SUMS:.*]] = scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
+// CHUNKS-COUNT-32: vector.fma
 // CHUNKS: %[[FIRST:.*]] = arith.cmpi eq, %[[C]], %c0
-// CHUNKS: %[[START:.*]] = scf.if %[[FIRST]] -> (vector<8x32xf32>)
-// CHUNKS-NEXT: scf.yield %[[ZERO]]
+// CHUNKS: scf.if %[[FIRST]] -> (vector<8x32xf32>)
+// CHUNKS-NEXT: scf.yield %[[SUMS]]
 // CHUNKS-NEXT: } else {
 // CHUNKS-NEXT: %[[OLD:.*]] = vector.transfer_read
-// CHUNKS-NEXT: scf.yield %[[OLD]]
-// CHUNKS: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}} = %[[START]]) -> (vector<8x32xf32>)
-// CHUNKS-COUNT-32: vector.fma
+// CHUNKS-NEXT: %[[TOTAL:.*]] = arith.addf %[[OLD]], %[[SUMS]] : vector<8x32xf32>
+// CHUNKS-NEXT: scf.yield %[[TOTAL]]
 // SERIAL-LABEL: func.func @odd
 // SERIAL-NOT: scf.forall
 // SERIAL: scf.for
@@ -65,14 +67,16 @@ func.func @odd(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> tensor<100x70xf
 
 // Integers: the same tile of multiply-adds on i32 vectors; batches run in
 // parallel (then row panels do not); C is not zero-filled here, so the
-// tiles start from it.
+// tiles, summed from zero, are added to it after the K loop.
 // CHECK-LABEL: func.func @batch
+// CHECK: %[[ZEROS:.*]] = arith.constant dense<0> : vector<8x32xi32>
 // CHECK: scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<4x8x8x2x32xi32>)
 // CHECK-NOT: scf.forall
-// CHECK: %[[OLD:.*]] = vector.transfer_read
-// CHECK: iter_args(%{{.*}} = %[[OLD]]) -> (vector<8x32xi32>)
+// CHECK: %[[SUMS:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]]) -> (vector<8x32xi32>)
 // CHECK: arith.muli {{.*}} : vector<32xi32>
 // CHECK: arith.addi {{.*}} : vector<32xi32>
+// CHECK: %[[OLD:.*]] = vector.transfer_read
+// CHECK-NEXT: arith.addi %[[OLD]], %[[SUMS]] : vector<8x32xi32>
 func.func @batch(%a: tensor<4x64x32xi32>, %b: tensor<4x32x64xi32>, %c: tensor<4x64x64xi32>) -> tensor<4x64x64xi32> {
   %r = linalg.batch_matmul ins(%a, %b : tensor<4x64x32xi32>, tensor<4x32x64xi32>) outs(%c : tensor<4x64x64xi32>) -> tensor<4x64x64xi32>
   return %r : tensor<4x64x64xi32>

@@ -72,6 +72,28 @@ def test_batches(rng, shapes):
     np.testing.assert_array_equal(run(matmul, a, b), a @ b)
 
 
+@pytest.mark.parametrize("kind", ["(b, m, K) @ (b, K, 1)", "(b, 1, K) @ (b, K, n)",
+                                  "(m, K) @ (K, 1)", "(1, K) @ (K, n)",
+                                  "(b, m, K) @ (K,)", "(K,) @ (b, K, n)"])
+def test_batches_and_matrices_of_one_row_or_column_compile_once(rng, kind):
+    """Batches of tiles: one compile serves every size (the unit sizes are
+    part of the key), around the tiles and past two blocks of K."""
+    kernel = picokernel.kernel(product, dynamic=True)
+    for b, m, k in [(3, 9, 70), (2, 64, 65), (5, 8, 2049), (2, 17, 3),
+                    (4, 130, 300), (2, 3, 17_000)]:
+        shapes = {"(b, m, K) @ (b, K, 1)": ((b, m, k), (b, k, 1)),
+                  "(b, 1, K) @ (b, K, n)": ((b, 1, k), (b, k, m)),
+                  "(m, K) @ (K, 1)": ((m, k), (k, 1)),
+                  "(1, K) @ (K, n)": ((1, k), (k, m)),
+                  "(b, m, K) @ (K,)": ((b, m, k), (k,)),
+                  "(K,) @ (b, K, n)": ((k,), (b, k, m))}[kind]
+        a = integers(rng, shapes[0], np.float32)
+        x = integers(rng, shapes[1], np.float32)
+        np.testing.assert_array_equal(run(kernel, a, x), a @ x,
+                                      err_msg=f"{kind}: {shapes}")
+    assert kernel.cache_info().misses == 1
+
+
 def test_empty_and_unit_sizes(rng):
     for m, k in [(0, 70), (70, 0), (0, 0), (1, 70), (70, 1), (1, 1)]:
         a = integers(rng, (m, k), np.float32)

@@ -134,7 +134,14 @@ MATVEC_SHAPES = [((64, 64), (64,)), ((67, 131), (131,)), ((8, 4096), (4096,)),
                  ((1000, 3), (3,)), ((1000, 4), (4,)), ((67, 5), (5,)),
                  ((1000, 17), (17,)), ((13, 48), (48,)), ((3,), (3, 1000)),
                  ((1000,), (1000, 4)), ((67,), (67, 5)), ((1000,), (1000, 20)),
-                 ((9,), (9, 63)), ((2, 50, 12), (12,)), ((12,), (2, 12, 50))]
+                 ((9,), (9, 63)), ((2, 50, 12), (12,)), ((12,), (2, 12, 50)),
+                 # Matrices of one column or one row, batched or not, and
+                 # batches on the matrix only: batches of tiles.
+                 ((64, 300), (300, 1)), ((1, 300), (300, 64)),
+                 ((1000, 7), (7, 1)), ((1, 9), (9, 1000)),
+                 ((4, 64, 300), (4, 300, 1)), ((4, 1, 300), (4, 300, 64)),
+                 ((2, 3, 1, 70), (3, 70, 130)), ((3, 67, 70), (1, 70, 1)),
+                 ((5, 9, 2000), (2000,)), ((2000,), (5, 2000, 9))]
 
 
 @pytest.mark.parametrize("shapes", MATVEC_SHAPES)
@@ -209,6 +216,16 @@ def test_large_matrix_vector_products_are_vector_code(rng):
     assert "vector.reduction" in tiled and "linalg.matvec" not in tiled
     tiled = matmul.lower(long, long, np.empty((), np.float32), stage="tiled")
     assert "vector.reduction" in tiled and "linalg.dot" not in tiled
+    # Matrices of one column or one row, and batches of them.
+    for x_shape, y_shape in [((512, 512), (512, 1)), ((1, 512), (512, 512)),
+                             ((4, 128, 512), (4, 512, 1)),
+                             ((4, 1, 512), (4, 512, 128)),
+                             ((4, 128, 512), (512,)), ((512,), (4, 512, 128))]:
+        x, y = integers(rng, x_shape, np.float32), integers(rng, y_shape, np.float32)
+        o = np.empty(np.matmul(x, y).shape, np.float32)
+        tiled = matmul.lower(x, y, o, stage="tiled")
+        assert "vector.transfer_read" in tiled, (x_shape, y_shape)
+        assert "linalg.batch_matmul" not in tiled and "linalg.matmul" not in tiled
 
 
 def test_kernel_temporaries_are_reused_across_calls(rng, monkeypatch):

@@ -84,10 +84,13 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
       (`vector.contract` lowered to outer products: one broadcast of an A
       element times a row of B per accumulator row).
 
-    The C tile is read before the K loop and written after it (hoisted), so
-    it stays in registers; C's rows are written in order. A C that is
-    zero-filled is not filled: the first chunk of K starts its tiles from
-    zero. Works on tensors, before bufferization (hoisting does not see
+    The C tile stays in registers across the K loop: it sums from zero,
+    and C's tile, read after the loop, is added to it before it is written
+    (so each chunk of K sums on its own before it meets C's running total,
+    as BLAS sums: rounding errors grow with the chunk's length and the
+    count of chunks, not with K); C's rows are written in order. A C that
+    is zero-filled is not filled: the first chunk's sums are C. Works on
+    tensors, before bufferization (hoisting does not see
     through memref views). Each pack becomes loops over its packed outer
     dimensions (the outermost in parallel when large: from
     `parallel-threshold` elements, decided at run time for dynamic sizes)
@@ -137,7 +140,12 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
     Rewrites each contraction of a matrix (rows contiguous) with a vector,
     on either side, or of two vectors, possibly batched (`linalg.matvec`,
     `linalg.vecmat`, `linalg.dot` and their generic forms on tensors, at
-    least `min-iterations` multiply-adds), into vector code:
+    least `min-iterations` multiply-adds), into vector code. A matrix of
+    one column or one row (`A @ B` with B of K x 1) counts as a vector, and
+    the matrix's rows or columns besides the row (`A @ x`: its innermost)
+    or column (`x @ A`: its last) are batches: `(b, m, K) @ (K,)`,
+    `(b, 1, K) @ (b, K, n)` and `(b, m, K) @ (b, K, 1)` are batches of
+    tiles. The shapes:
 
     - `A @ x`: tiles of 8 rows (all of fewer; the rows 8 leave over as
       one thinner tile) times 4 vectors of columns (the target's
@@ -150,8 +158,19 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
       least two blocks when they run in parallel), each a loop over A's
       rows adding
       `x[k]` times 8 rows at a time to the block of the result, 4 vectors
-      of columns at a time, so that A streams row by row (the sum over K
-      is in order, as the loop nest's).
+      of columns at a time, so that A streams row by row.
+
+    First, float products that sum at least two blocks of K (`sum-block`
+    elements for `x @ A`, 8 times as many for `A @ x` and dot products,
+    whose chunks already sum in parallel lanes) sum K in blocks, as
+    `pk-split-reductions` cuts long sums (its combiner marked `reassoc`):
+    each block's sums start from zero, the blocks are a batch dimension
+    (tiled as above: in parallel even where the result is narrow), the
+    rest of K is one more product, and the partial results combine
+    pairwise, as NumPy sums. Rounding errors then grow with the block and
+    log K, not with K (a running sum over 2^20 rows of `x @ A` loses 12
+    times NumPy's accuracy). A dynamic K is split where it comes that
+    long (an `scf.if`).
 
     The row and column tiles run in parallel (`scf.forall`) when the
     product has at least `parallel-threshold` multiply-adds. The columns
@@ -178,7 +197,11 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
            "Multiply-adds from which a product is vectorized">,
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
            /*default=*/"::pk::defaults::kParallelThreshold",
-           "Multiply-adds from which the tiles run in parallel (0: never)">
+           "Multiply-adds from which the tiles run in parallel (0: never)">,
+    Option<"sumBlock", "sum-block", "int64_t",
+           /*default=*/"::pk::defaults::kReductionBlock",
+           "Elements of K that a block of x @ A sums (A @ x and dot "
+           "products: 8 times as many); 0: K in one sum">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
