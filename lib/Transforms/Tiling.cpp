@@ -2,16 +2,17 @@
 
 #include "Tiling.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
-
 #include "picokernel/Support/VectorWidth.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
@@ -53,8 +54,7 @@ int64_t evenChunk(int64_t range, int64_t most) {
   return llvm::divideCeil(range, chunks);
 }
 
-LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
-                              bool reductionsFirst, int64_t dynamicSize) {
+linalg::GenericOp dropUnitDimsIn(RewriterBase &rewriter, Operation *loop) {
   RewritePatternSet unitDims(loop->getContext());
   linalg::ControlDropUnitDims dropUnitDims;
   dropUnitDims.rankReductionStrategy =
@@ -62,8 +62,14 @@ LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
   linalg::populateFoldUnitExtentDimsPatterns(unitDims, dropUnitDims);
   tensor::populateMergeConsecutiveInsertExtractSlicePatterns(unitDims);
   if (failed(applyPatternsGreedily(loop, std::move(unitDims))))
-    return failure();
-  auto tile = findFirst<linalg::GenericOp>(loop);
+    return {};
+  return findFirst<linalg::GenericOp>(loop);
+}
+
+LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
+                              bool reductionsFirst, int64_t dynamicSize,
+                              bool assumeWhole) {
+  linalg::GenericOp tile = dropUnitDimsIn(rewriter, loop);
   if (!tile)
     return failure();
   if (reductionsFirst) {
@@ -78,7 +84,7 @@ LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
       return failure();
     tile = *interchanged;
   }
-  return vectorizeOp(rewriter, tile, dynamicSize, /*assumeWhole=*/true);
+  return vectorizeOp(rewriter, tile, dynamicSize, assumeWhole);
 }
 
 LogicalResult vectorizeOp(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -156,6 +162,34 @@ void assumeWholeTiles(RewriterBase &rewriter, LoopLikeOpInterface loop) {
       rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(min, *tile);
       break;
     }
+}
+
+void unmaskSums(RewriterBase &rewriter, Operation *root) {
+  SmallVector<vector::MaskOp> masks;
+  root->walk([&](vector::MaskOp mask) {
+    auto sum = dyn_cast_or_null<vector::ReductionOp>(mask.getMaskableOp());
+    if (sum && sum.getKind() == vector::CombiningKind::ADD &&
+        !mask.hasPassthru())
+      masks.push_back(mask);
+  });
+  for (vector::MaskOp mask : masks) {
+    auto sum = cast<vector::ReductionOp>(mask.getMaskableOp());
+    rewriter.setInsertionPoint(mask);
+    Location loc = sum.getLoc();
+    auto type = cast<VectorType>(sum.getVector().getType());
+    Type element = type.getElementType();
+    TypedAttr zero = isa<FloatType>(element)
+                         ? TypedAttr(rewriter.getFloatAttr(element, -0.0))
+                         : TypedAttr(rewriter.getIntegerAttr(element, 0));
+    Value identity = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(type, zero));
+    Value lanes = arith::SelectOp::create(rewriter, loc, mask.getMask(),
+                                          sum.getVector(), identity);
+    Value total = vector::ReductionOp::create(rewriter, loc, sum.getKind(),
+                                              lanes, sum.getAcc(),
+                                              sum.getFastmathAttr().getValue());
+    rewriter.replaceOp(mask, total);
+  }
 }
 
 } // namespace mlir::pk

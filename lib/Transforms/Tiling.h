@@ -40,18 +40,29 @@ FailureOr<scf::SCFTilingResult> tileInto(RewriterBase &rewriter, Operation *op,
 /// tiles then get static shapes, which vectorize.
 void assumeWholeTiles(RewriterBase &rewriter, LoopLikeOpInterface loop);
 
+/// Replaces each masked sum of a vector in `root` by the sum of the vector
+/// with its masked-off lanes made -0.0 (0 for integers), which adds
+/// nothing to any sum: a select and a plain reduction, where LLVM expands
+/// a masked one into adds in order.
+void unmaskSums(RewriterBase &rewriter, Operation *root);
+
 /// The size of the fewest equal chunks of `range` at most `most` long (the
 /// last may be shorter).
 int64_t evenChunk(int64_t range, int64_t most);
+
+/// The first linalg.generic in `loop`'s body (a tile) with its unit
+/// dimensions dropped (its operands rank-reduced slices); null if none.
+linalg::GenericOp dropUnitDimsIn(RewriterBase &rewriter, Operation *loop);
 
 /// Drops the unit dimensions of the first linalg.generic in `loop`'s body
 /// (a tile) and vectorizes it, with its reductions outermost when
 /// `reductionsFirst` (so that a sum over rows adds whole vectors). Its
 /// dynamic sizes are known to be `dynamicSize` (tiles of blocks that the
-/// tiles divide; 0: it has none, else it fails).
+/// tiles divide; 0: it has none, else it fails), or at most that where not
+/// `assumeWhole` (masked).
 LogicalResult vectorizeTileIn(RewriterBase &rewriter, Operation *loop,
                               bool reductionsFirst = false,
-                              int64_t dynamicSize = 0);
+                              int64_t dynamicSize = 0, bool assumeWhole = true);
 
 /// Vectorizes `op`, replacing it: its dynamic sizes as vectors of
 /// `dynamicSize`, which they are (`assumeWhole`) or which masks cut to

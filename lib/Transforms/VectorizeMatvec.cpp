@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -314,7 +315,7 @@ struct VectorizeMatvecPass
     if (failed(applyPatternsGreedily(root, std::move(patterns))))
       return emitError(loc,
                        "matrix-vector product's sums could not be lowered");
-    unmaskSums(rewriter, root);
+    mlir::pk::unmaskSums(rewriter, root);
     root->walk([&](vector::ReductionOp reduction) {
       auto flags = reduction.getFastmathAttr();
       rewriter.modifyOpInPlace(reduction, [&] {
@@ -374,39 +375,6 @@ struct VectorizeMatvecPass
     return rest;
   }
 
-  /// Replaces each masked sum of a vector in `root` (the rest of a row
-  /// tile's columns) by the sum of the vector with its masked-off lanes
-  /// made -0.0 (0 for integers), which adds nothing to any sum: a select
-  /// and a plain reduction, where LLVM expands a masked one into adds in
-  /// order.
-  void unmaskSums(RewriterBase &rewriter, Operation *root) {
-    SmallVector<vector::MaskOp> masks;
-    root->walk([&](vector::MaskOp mask) {
-      auto sum = dyn_cast_or_null<vector::ReductionOp>(mask.getMaskableOp());
-      if (sum && sum.getKind() == vector::CombiningKind::ADD &&
-          !mask.hasPassthru())
-        masks.push_back(mask);
-    });
-    for (vector::MaskOp mask : masks) {
-      auto sum = cast<vector::ReductionOp>(mask.getMaskableOp());
-      rewriter.setInsertionPoint(mask);
-      Location loc = sum.getLoc();
-      auto type = cast<VectorType>(sum.getVector().getType());
-      Type element = type.getElementType();
-      TypedAttr zero = isa<FloatType>(element)
-                           ? TypedAttr(rewriter.getFloatAttr(element, -0.0))
-                           : TypedAttr(rewriter.getIntegerAttr(element, 0));
-      Value identity = arith::ConstantOp::create(
-          rewriter, loc, DenseElementsAttr::get(type, zero));
-      Value lanes = arith::SelectOp::create(rewriter, loc, mask.getMask(),
-                                            sum.getVector(), identity);
-      Value total = vector::ReductionOp::create(
-          rewriter, loc, sum.getKind(), lanes, sum.getAcc(),
-          sum.getFastmathAttr().getValue());
-      rewriter.replaceOp(mask, total);
-    }
-  }
-
   /// o[n] = sum_k x[k] A[k, n]: blocks of columns (in parallel), each a
   /// loop over the rows of A adding `kRowStep` rows times their x[k] to the
   /// block of o, `4 lanes` columns at a time (A streamed row by row).
@@ -433,9 +401,21 @@ struct VectorizeMatvecPass
     // outer to its columns: one pass along A's rows, the columns
     // contiguous (LLVM vectorizes them), where the product's order would
     // walk down A's columns.
-    for (Operation *rest : {restColumns, split->second})
-      if (rest && failed(rowsOuter(rewriter, rest, matvec)))
+    for (Operation *rest : {restColumns, split->second}) {
+      if (!rest)
+        continue;
+      // (A single row of A is a loop nest's one step.)
+      SmallVector<int64_t> sizes =
+          cast<linalg::LinalgOp>(rest).getStaticLoopRanges();
+      bool masked = rest == restColumns &&
+                    ShapedType::isDynamic(sizes[matvec.column()]) &&
+                    sizes[matvec.row()] != 1;
+      auto columns = cast<linalg::LinalgOp>(rest);
+      if (failed(masked ? vectorizeNarrowColumns(rewriter, columns, matvec,
+                                                 lanes, parallel)
+                        : rowsOuter(rewriter, rest, matvec)))
         return emitError(loc, "vector-matrix product could not be reordered");
+    }
     Operation *main = split->first;
     unsigned numLoops = ranges.size();
     SmallVector<OpFoldResult> blocks(numLoops, rewriter.getIndexAttr(0));
@@ -480,6 +460,58 @@ struct VectorizeMatvecPass
     if (failed(applyPatternsGreedily(root, std::move(patterns))))
       return emitError(loc,
                        "vector-matrix product's sums could not be lowered");
+    return success();
+  }
+
+  /// The columns a dynamic x @ A leaves over (fewer than a tile, a
+  /// dynamic number): masked steps of two vectors (`lanes` each: fewer
+  /// passes over A's rows than one, fewer lanes masked off than four),
+  /// each a loop over A's rows adding x[k] times the row's columns to the
+  /// step's columns of the result, which stay in registers across the rows.
+  LogicalResult vectorizeNarrowColumns(RewriterBase &rewriter,
+                                       linalg::LinalgOp rest,
+                                       const Matvec &matvec, int64_t lanes,
+                                       bool parallel) {
+    SmallVector<int64_t> steps(rest.getNumLoops(), 0);
+    steps[matvec.column()] = 2 * lanes;
+    for (unsigned b : matvec.dims.batch)
+      steps[b] = 1;
+    FailureOr<scf::SCFTilingResult> byColumns = mlir::pk::tileInto(
+        rewriter, rest, steps, parallel ? LoopType::ForallOp : LoopType::ForOp);
+    if (failed(byColumns) || byColumns->loops.empty())
+      return failure();
+    // (Without the batches' unit dimensions, the step's columns of the
+    // result are one slice of the row loop's.)
+    linalg::GenericOp step =
+        mlir::pk::dropUnitDimsIn(rewriter, byColumns->loops.front());
+    if (!step || step.getNumReductionLoops() != 1)
+      return failure();
+    SmallVector<unsigned> reduced;
+    step.getReductionDims(reduced);
+    steps.assign(step.getNumLoops(), 0);
+    steps[reduced.front()] = 1;
+    FailureOr<scf::SCFTilingResult> byRows =
+        mlir::pk::tileInto(rewriter, step, steps, LoopType::ForOp);
+    if (failed(byRows) || byRows->loops.size() != 1)
+      return failure();
+    auto rowLoop = cast<LoopLikeOpInterface>(byRows->loops.front());
+    if (failed(mlir::pk::vectorizeTileIn(rewriter, rowLoop,
+                                         /*reductionsFirst=*/false, 2 * lanes,
+                                         /*assumeWhole=*/false)))
+      return failure();
+    // (As for A @ x's rest; the mask from the row's slice seen as the
+    // step's, and the result's step read and written straight through its
+    // slices, so that it is one loop-invariant subset.)
+    RewritePatternSet patterns(rewriter.getContext());
+    vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    tensor::populateMergeConsecutiveInsertExtractSlicePatterns(patterns);
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    if (failed(applyPatternsGreedily(rowLoop, std::move(patterns))))
+      return failure();
+    // The step's columns of the result in a register across the rows.
+    moveLoopInvariantCode(rowLoop);
+    hoistLoopInvariantSubsets(rewriter, rowLoop);
     return success();
   }
 

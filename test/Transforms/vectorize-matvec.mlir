@@ -172,6 +172,14 @@ func.func @dynamic_rows(%a: tensor<?x?xf32>, %x: tensor<?xf32>, %o: tensor<?xf32
 // CHECK: scf.for %{{.*}} step %c64
 // CHECK: vector.transfer_read {{.*}} : tensor<8x64xf32>, vector<8x64xf32>
 // CHECK-COUNT-8: arith.addf {{.*}} : vector<64xf32>
+// The columns the tiles leave over: masked steps of 32 (in parallel here),
+// each summing every row into a register, read and written once.
+// CHECK: scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (32)
+// CHECK: %[[MASK:.*]] = vector.create_mask %{{.*}} : vector<32xi1>
+// CHECK: %[[START:.*]] = vector.transfer_read %{{.*}}, %[[MASK]] {{.*}} : tensor<?xf32>, vector<32xf32>
+// CHECK: %[[SUMS:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[START]]) -> (vector<32xf32>)
+// CHECK: vector.transfer_read %{{.*}}, %[[MASK]] {{.*}} : tensor<?xf32>, vector<32xf32>
+// CHECK: vector.transfer_write %[[SUMS]], %{{.*}}, %[[MASK]]
 // CHECK: } else {
 // CHECK: scf.for %{{.*}} step %c4096
 // CHECK: scf.for %{{.*}} step %c8

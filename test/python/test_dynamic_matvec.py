@@ -94,6 +94,21 @@ def test_batches_and_matrices_of_one_row_or_column_compile_once(rng, kind):
     assert kernel.cache_info().misses == 1
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32],
+                         ids=lambda d: np.dtype(d).name)
+def test_columns_the_tiles_leave_over(rng, dtype):
+    """x @ A's columns past its tiles of 4 vectors (all of them below one
+    tile) are masked steps of two vectors: every count of them, every K
+    around a step and a block, one compile."""
+    kernel = picokernel.kernel(product, dynamic=True)
+    for k in [5, 7, 8, 9, 1025, 2049]:  # (never equal to n: one class)
+        for n in [2, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 130]:
+            x, a = integers(rng, (k,), dtype), integers(rng, (k, n), dtype)
+            np.testing.assert_array_equal(run(kernel, x, a), expected(x, a, dtype),
+                                          err_msg=f"k={k} n={n}")
+    assert kernel.cache_info().misses == 1
+
+
 def test_empty_and_unit_sizes(rng):
     for m, k in [(0, 70), (70, 0), (0, 0), (1, 70), (70, 1), (1, 1)]:
         a = integers(rng, (m, k), np.float32)
