@@ -8,9 +8,13 @@ std::optional<Matvec> matchMatvec(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1)
     return std::nullopt;
-  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-  if (!element.isIntOrFloat() || element.isInteger(1))
-    return std::nullopt;
+  // (Vectors of i1 are bits, where memory holds a byte per boolean: the
+  // operands of a boolean product stay scalar.)
+  for (Value operand : op->getOperands()) {
+    Type element = getElementTypeOrSelf(operand.getType());
+    if (!element.isIntOrFloat() || element.isInteger(1))
+      return std::nullopt;
+  }
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || dims->k.size() != 1)

@@ -256,3 +256,25 @@ func.func @dynamic_long_columns(%x: tensor<?xf32>, %a: tensor<?x?xf32>, %o: tens
   %r = linalg.vecmat ins(%x, %a : tensor<?xf32>, tensor<?x?xf32>) outs(%o : tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// Boolean operands stay as they are (vectors of i1 are bits; memory holds
+// a byte per boolean).
+// CHECK-LABEL: func.func @booleans
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+// CHECK: return
+#bool_x = affine_map<(d0, d1, d2) -> (d2)>
+#bool_a = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+#bool_o = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @booleans(%x: tensor<300xi1>, %a: tensor<2x300x64xi1>, %o: tensor<2x64xi64>) -> tensor<2x64xi64> {
+  %r = linalg.generic {indexing_maps = [#bool_x, #bool_a, #bool_o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %a : tensor<300xi1>, tensor<2x300x64xi1>) outs(%o : tensor<2x64xi64>) {
+  ^bb0(%in: i1, %in_0: i1, %out: i64):
+    %0 = arith.extui %in : i1 to i64
+    %1 = arith.extui %in_0 : i1 to i64
+    %2 = arith.muli %0, %1 : i64
+    %3 = arith.addi %out, %2 : i64
+    linalg.yield %3 : i64
+  } -> tensor<2x64xi64>
+  return %r : tensor<2x64xi64>
+}

@@ -94,6 +94,19 @@ def test_bool_is_any_and(rng):
     np.testing.assert_array_equal(run(a, b), a @ b)
 
 
+@pytest.mark.parametrize("shapes", [
+    ((1,), (1, 1, 4)), ((3,), (2, 3, 4)), ((33,), (33, 17)), ((2, 7, 40), (40,)),
+    ((3, 9, 20), (3, 20, 1)), ((3, 1, 20), (3, 20, 9)), ((1, 3000), (3000, 70)),
+    ((5000,), (5000,)), ((5000,), (5000, 40))])
+@pytest.mark.parametrize("density", [0.5, 0.001])
+def test_bool_products_with_vectors_and_batches(rng, shapes, density):
+    """Boolean operands stay scalar (vectors of i1 are bits, memory holds a
+    byte per boolean): x @ (b, K, n) gave [T, F, F, F] for all-true rows."""
+    a = rng.random(shapes[0]) < density
+    b = rng.random(shapes[1]) < density
+    np.testing.assert_array_equal(run(a, b), a @ b)
+
+
 @pytest.mark.parametrize("shapes", [((3, 40, 50), (3, 50, 60)),
                                     ((1, 40, 50), (4, 50, 60)),
                                     ((40, 50), (2, 50, 60)),
