@@ -405,14 +405,13 @@ struct VectorizeMatvecPass
       if (!rest)
         continue;
       // (A single row of A is a loop nest's one step.)
-      SmallVector<int64_t> sizes =
-          cast<linalg::LinalgOp>(rest).getStaticLoopRanges();
+      auto part = cast<linalg::LinalgOp>(rest);
+      SmallVector<int64_t> sizes = part.getStaticLoopRanges();
       bool masked = rest == restColumns &&
                     ShapedType::isDynamic(sizes[matvec.column()]) &&
                     sizes[matvec.row()] != 1;
-      auto columns = cast<linalg::LinalgOp>(rest);
-      if (failed(masked ? vectorizeNarrowColumns(rewriter, columns, matvec,
-                                                 lanes, parallel)
+      if (failed(masked ? vectorizeNarrowColumns(rewriter, part, matvec, lanes,
+                                                 parallel)
                         : rowsOuter(rewriter, rest, matvec)))
         return emitError(loc, "vector-matrix product could not be reordered");
     }
