@@ -36,25 +36,81 @@ std::pair<int64_t, int64_t> registerTile(Type element, int64_t vectorBits) {
   return {rows, 2 * lanes};
 }
 
-/// Whether `op`'s product fills its register tiles well enough to pack:
-/// rows for a whole tile, half a tile's columns, a whole K block. Thinner
-/// products (dot products, batches of 1 x 1 products) would be padded many
-/// times over, in time and memory. Dynamic sizes may (see shouldPack).
-bool fillsTiles(linalg::LinalgOp op, int64_t vectorBits, int64_t kBlock) {
+/// How pk-pack-matmul tiles a product: C in register tiles of `rows` x
+/// `columns`, or (`swapped`) C's transpose, computed as B^T A^T: its rows
+/// are C's columns.
+struct TilePlan {
+  int64_t rows, columns;
+  bool swapped = false;
+};
+
+/// The register tiles of `op`'s product (see registerTile), if it fills
+/// them well enough to pack: a whole K block, and rows and half a tile's
+/// columns. A product of a few rows (a static M from 2: small batches of
+/// inference) takes tiles of all M rows, which pack no padding and read B
+/// once; a product of a few columns and many rows, tiles of C's transpose,
+/// whose vectors run along C's columns. Thinner products (dot products,
+/// batches of 1 x 1 products) would be padded many times over, in time and
+/// memory. Dynamic sizes may fill them (see shouldPack).
+std::optional<TilePlan> tileFor(linalg::LinalgOp op, int64_t vectorBits,
+                                int64_t kBlock) {
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
       dims->k.size() != 1)
-    return false;
+    return std::nullopt;
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   auto [rows, columns] = registerTile(element, vectorBits);
-  auto atLeast = [&](unsigned dim, int64_t least, int64_t times = 1) {
-    return ShapedType::isDynamic(sizes[dim]) || times * sizes[dim] >= least;
+  int64_t m = sizes[dims->m.front()], n = sizes[dims->n.front()],
+          k = sizes[dims->k.front()];
+  auto atLeast = [](int64_t size, int64_t least, int64_t times = 1) {
+    return ShapedType::isDynamic(size) || times * size >= least;
   };
-  return atLeast(dims->m.front(), rows) &&
-         atLeast(dims->n.front(), columns, 2) &&
-         atLeast(dims->k.front(), kBlock);
+  if (!atLeast(k, kBlock))
+    return std::nullopt;
+  // Few rows (or columns, swapped): tiles of all of them, up to `rows`.
+  auto few = [&](int64_t size) {
+    return ShapedType::isDynamic(size) ? rows : std::min(size, rows);
+  };
+  if (atLeast(n, columns, 2))
+    return atLeast(m, 2) ? std::optional(TilePlan{few(m), columns})
+                         : std::nullopt;
+  if (atLeast(m, columns, 2) && n >= 2)
+    return TilePlan{few(n), columns, /*swapped=*/true};
+  return std::nullopt;
+}
+
+/// `op` with its operands swapped: a contraction computing the same C, in
+/// which B is the left operand (its M is C's columns) and A the right.
+linalg::GenericOp swapOperands(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  std::swap(maps[0], maps[1]);
+  Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
+  rewriter.setInsertionPoint(op);
+  auto swapped = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), ValueRange{rhs, lhs},
+      op.getDpsInits(), maps, op.getIteratorTypesArray(),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        IRMapping mapping;
+        Block *body = op.getBlock();
+        mapping.map(body->getArgument(0), args[1]);
+        mapping.map(body->getArgument(1), args[0]);
+        mapping.map(body->getArgument(2), args[2]);
+        // Commutative ops of the inputs (the multiplication) take the new
+        // left operand's element first: vectorization reads their order
+        // as the contraction's (else its vectors would run along C's
+        // rows).
+        for (Operation &inner : *body) {
+          Operation *copy = b.clone(inner, mapping);
+          if (copy->hasTrait<OpTrait::IsCommutative>() &&
+              copy->getNumOperands() == 2 &&
+              !llvm::is_contained(copy->getOperands(), args[2]))
+            copy->setOperands({copy->getOperand(1), copy->getOperand(0)});
+        }
+      });
+  rewriter.replaceOp(op, swapped->getResults());
+  return swapped;
 }
 
 /// Makes the elementwise consumer of a product `result` (its only use)
@@ -205,10 +261,11 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed,
   packed.packedLinalgOp = cast<linalg::LinalgOp>(replacement.getOperation());
 }
 
-/// Whether `op` (a matmul with dynamic sizes) fillsTiles and has at least
-/// `minIterations` multiply-adds, computed before it.
+/// Whether `op` (a matmul with dynamic sizes) fills register tiles of C
+/// (or, `transposed`, of C's transpose: see tileFor) of `columns` columns,
+/// and has at least `minIterations` multiply-adds, computed before it.
 Value shouldPack(RewriterBase &rewriter, linalg::LinalgOp op,
-                 const linalg::ContractionDimensions &dims, int64_t rows,
+                 const linalg::ContractionDimensions &dims, bool transposed,
                  int64_t columns, int64_t kBlock, int64_t minIterations) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -218,23 +275,29 @@ Value shouldPack(RewriterBase &rewriter, linalg::LinalgOp op,
   auto atLeast = [&](Value size, int64_t least) {
     return mlir::pk::isAtLeast(rewriter, loc, size, least);
   };
-  Value m = mlir::pk::loopSize(rewriter, op, dims.m.front());
-  Value n = mlir::pk::loopSize(rewriter, op, dims.n.front());
-  Value k = mlir::pk::loopSize(rewriter, op, dims.k.front());
-  Value twiceN = arith::MulIOp::create(rewriter, loc, n, constant(2));
+  auto size = [&](unsigned dim) {
+    return mlir::pk::loopSize(rewriter, op, dim);
+  };
+  Value m = size(dims.m.front()), n = size(dims.n.front()),
+        k = size(dims.k.front());
   // Batches x M x N at least minIterations / K (rounded up): C fits in
   // memory, so that product does not overflow where B x M x N x K might.
   Value outputs = arith::MulIOp::create(rewriter, loc, m, n);
   for (unsigned b : dims.batch)
-    outputs = arith::MulIOp::create(rewriter, loc, outputs,
-                                    mlir::pk::loopSize(rewriter, op, b));
+    outputs = arith::MulIOp::create(rewriter, loc, outputs, size(b));
   Value positiveK = arith::MaxSIOp::create(rewriter, loc, k, constant(1));
   Value needed = arith::CeilDivSIOp::create(rewriter, loc,
                                             constant(minIterations), positiveK);
   Value large = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge,
                                       outputs, needed);
-  Value fills = atLeast(m, rows);
-  fills = arith::AndIOp::create(rewriter, loc, fills, atLeast(twiceN, columns));
+  // (Fewer rows than a tile's are padded: a product of so few rows reads
+  // its other operand at the speed of memory, however many rows its tiles
+  // compute.)
+  Value twiceColumns =
+      arith::MulIOp::create(rewriter, loc, transposed ? m : n, constant(2));
+  Value fills = atLeast(transposed ? n : m, 2);
+  fills = arith::AndIOp::create(rewriter, loc, fills,
+                                atLeast(twiceColumns, columns));
   fills = arith::AndIOp::create(rewriter, loc, fills, atLeast(k, kBlock));
   return arith::AndIOp::create(rewriter, loc, fills, large);
 }
@@ -278,7 +341,7 @@ struct PackMatmulPass
         return;
       // (Dynamic sizes count as many: shouldPack decides at run time.)
       int64_t count = mlir::pk::iterationCount(op);
-      if (count == 0 || count < minIterations || !fillsTiles(op, bits, kBlock))
+      if (count == 0 || count < minIterations || !tileFor(op, bits, kBlock))
         return;
       matmuls.push_back(op);
     });
@@ -286,26 +349,52 @@ struct PackMatmulPass
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : matmuls) {
       Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-      auto [rows, columns] = registerTile(element, bits);
-      if (!op.hasDynamicShape()) {
-        if (failed(packInTiles(rewriter, op, rows, columns, false)))
-          return signalPassFailure();
-        continue;
-      }
-      // For dynamic sizes, whether to pack is decided at run time; the
-      // packed product writes C itself where the tiles divide it, else a
-      // padded copy.
-      linalg::ContractionDimensions dims = *linalg::inferContractionDims(op);
-      auto [packed, plain] = mlir::pk::chooseAtRunTime(
-          rewriter, op,
-          shouldPack(rewriter, op, dims, rows, columns, kBlock, minIterations));
-      updateInPlace(rewriter, plain->getResult(0));
-      auto [divided, padded] = mlir::pk::chooseAtRunTime(
-          rewriter, packed, tilesDivide(rewriter, packed, dims, rows, columns));
-      if (failed(packInTiles(rewriter, divided, rows, columns, true)) ||
-          failed(packInTiles(rewriter, padded, rows, columns, false)))
+      TilePlan plan = *tileFor(op, bits, kBlock);
+      if (plan.swapped)
+        op = swapOperands(rewriter, op);
+      if (op.hasDynamicShape()
+              ? failed(packAtRunTime(rewriter, op, plan,
+                                     registerTile(element, bits).first))
+              : failed(
+                    packInTiles(rewriter, op, plan.rows, plan.columns, false)))
         return signalPassFailure();
     }
+  }
+
+  /// Packs `op`, whose sizes are dynamic, where run-time sizes fill the
+  /// tiles of `plan` (see shouldPack); the packed product writes C itself
+  /// where the tiles divide it, else a padded copy. Where N may be too few
+  /// for the tiles' columns (and `op` is not swapped already), products of
+  /// many rows and few columns pack C's transpose in tiles of `rows` rows.
+  LogicalResult packAtRunTime(RewriterBase &rewriter, linalg::LinalgOp op,
+                              const TilePlan &plan, int64_t rows) {
+    linalg::ContractionDimensions dims = *linalg::inferContractionDims(op);
+    SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+    int64_t m = sizes[dims.m.front()], n = sizes[dims.n.front()];
+    bool fewColumns = !plan.swapped && ShapedType::isDynamic(n) &&
+                      (ShapedType::isDynamic(m) || 2 * m >= plan.columns);
+    auto [packed, plain] = mlir::pk::chooseAtRunTime(
+        rewriter, op,
+        shouldPack(rewriter, op, dims, false, plan.columns, kBlock,
+                   minIterations));
+    auto [divided, padded] = mlir::pk::chooseAtRunTime(
+        rewriter, packed,
+        tilesDivide(rewriter, packed, dims, plan.rows, plan.columns));
+    if (failed(packInTiles(rewriter, divided, plan.rows, plan.columns, true)) ||
+        failed(packInTiles(rewriter, padded, plan.rows, plan.columns, false)))
+      return failure();
+    if (fewColumns) {
+      auto [transposed, rest] = mlir::pk::chooseAtRunTime(
+          rewriter, plain,
+          shouldPack(rewriter, plain, dims, true, plan.columns, kBlock,
+                     minIterations));
+      if (failed(packInTiles(rewriter, swapOperands(rewriter, transposed), rows,
+                             plan.columns, false)))
+        return failure();
+      plain = rest;
+    }
+    updateInPlace(rewriter, plain->getResult(0));
+    return success();
   }
 
   /// Packs `op` into register tiles of `rows` x `columns` (see

@@ -299,6 +299,11 @@ struct VectorizePackedMatmulPass
     bool parallelBatches = false;
     for (unsigned b : dims.batch)
       parallelBatches |= parallel && isLonger(b, 1);
+    // A product of one row panel (a few rows of A, or of B^T for a few
+    // columns) runs its column panels in parallel instead, each across all
+    // of K: each panel of B then passes once, and A's panel stays in cache.
+    bool parallelColumns =
+        parallel && !parallelBatches && ranges[m] == 1 && isLonger(n, 1);
 
     // With C final after the register tile's K loop, an elementwise consumer
     // of C is tiled by the loops below instead, and the product fuses into
@@ -338,6 +343,8 @@ struct VectorizePackedMatmulPass
       if (failed(tileBy(batches, parallelBatches)))
         return failure();
     }
+    if (parallelColumns && failed(tileBy({{n, 1}}, true)))
+      return failure();
     if (isLonger(k, kChunk)) {
       FailureOr<SmallVector<LoopLikeOpInterface>> chunks =
           tileBy({{k, kChunk}}, false);
@@ -345,11 +352,13 @@ struct VectorizePackedMatmulPass
         return failure();
       loops.kChunks = cast<scf::ForOp>(chunks->front().getOperation());
     }
-    if (isLonger(n, nBlock) && failed(tileBy({{n, nBlock}}, false)))
+    if (!parallelColumns && isLonger(n, nBlock) &&
+        failed(tileBy({{n, nBlock}}, false)))
       return failure();
     // Row panels (in parallel), then column panels and K: one register
     // tile per iteration, C's rows written in order.
-    if (failed(tileBy({{m, 1}}, parallel && !parallelBatches)))
+    if (failed(
+            tileBy({{m, 1}}, parallel && !parallelBatches && !parallelColumns)))
       return failure();
     // K's steps tile the product alone (the epilogue has no K).
     if (!loops.epilogue) {

@@ -47,27 +47,61 @@ func.func @batch(%a: tensor<4x64x32xi32>, %b: tensor<4x32x64xi32>, %c: tensor<4x
   return %r : tensor<4x64x64xi32>
 }
 
+// A few rows times a matrix (a small batch of inputs through a layer):
+// tiles of all 4 rows, so that nothing is padded and B passes once.
+// CHECK-LABEL: func.func @few_rows
+// AVX512: linalg.pack %arg0 {{.*}} inner_tiles = [4, 4] {{.*}} : tensor<4x256xf32> -> tensor<1x64x4x4xf32>
+// AVX512: linalg.pack %arg1 {{.*}} inner_tiles = [4, 32] {{.*}} : tensor<256x512xf32> -> tensor<16x64x4x32xf32>
+// AVX512: tensor.expand_shape %arg2 {{\[\[}}0, 1], [2, 3]] output_shape [1, 4, 16, 32]
+// AVX2: inner_tiles = [4, 4] {{.*}} -> tensor<1x64x4x4xf32>
+// CHECK: attrs = {pk.packed_matmul}
+func.func @few_rows(%a: tensor<4x256xf32>, %b: tensor<256x512xf32>, %c: tensor<4x512xf32>) -> tensor<4x512xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<4x256xf32>, tensor<256x512xf32>) outs(%c : tensor<4x512xf32>) -> tensor<4x512xf32>
+  return %r : tensor<4x512xf32>
+}
+
+// Many rows times a matrix of a few columns: C's transpose, B^T A^T, in
+// tiles of its 12 rows (two of 8, padded) whose vectors run along C's
+// columns: B is the left operand, A (transposed into panels of 32 rows) the
+// right, and C is unpacked from tiles of 8 of its columns by 32 of its rows.
+// (With 256-bit vectors, 12 columns fill half a tile: packed as usual.)
+// CHECK-LABEL: func.func @few_columns
+// AVX512: linalg.pack %arg1 {{.*}} outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] inner_tiles = [8, 4] {{.*}} : tensor<300x12xf32> -> tensor<2x75x8x4xf32>
+// AVX512: linalg.pack %arg0 {{.*}} inner_dims_pos = [1, 0] inner_tiles = [4, 32] {{.*}} : tensor<1000x300xf32> -> tensor<32x75x4x32xf32>
+// AVX512: %[[P:.*]] = linalg.generic {{.*}} attrs = {pk.packed_matmul}
+// AVX512: ^bb0(%[[B:.*]]: f32, %[[A:.*]]: f32, %{{.*}}: f32):
+// AVX512: arith.mulf %[[B]], %[[A]]
+// AVX512: linalg.unpack %[[P]] inner_dims_pos = [1, 0] inner_tiles = [8, 32] into %arg2
+// AVX2: linalg.pack %arg0 {{.*}} inner_tiles = [6, 4] {{.*}} -> tensor<167x75x6x4xf32>
+// CHECK-NOT: linalg.matmul
+func.func @few_columns(%a: tensor<1000x300xf32>, %b: tensor<300x12xf32>, %c: tensor<1000x12xf32>) -> tensor<1000x12xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<1000x300xf32>, tensor<300x12xf32>) outs(%c : tensor<1000x12xf32>) -> tensor<1000x12xf32>
+  return %r : tensor<1000x12xf32>
+}
+
 // Below min-iterations (32768 multiply-adds), booleans, memrefs, and thin
 // products that would be padded many times over (one row, one column, K
-// below a block): as is.
+// below a block; a few rows and a few columns): as is.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: linalg.pack
-// CHECK-COUNT-6: linalg.matmul
+// CHECK-COUNT-7: linalg.matmul
 // CHECK-NOT: linalg.pack
 func.func @kept(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>, %c: tensor<4x5xf32>,
                 %p: tensor<64x64xi1>, %q: tensor<64x64xi1>,
                 %x: memref<64x64xf32>, %y: memref<64x64xf32>,
                 %row: tensor<1x4096xf32>, %tall: tensor<4096x4096xf32>, %col: tensor<4096x1xf32>,
                 %r1: tensor<1x4096xf32>, %c1: tensor<4096x1xf32>,
-                %k2a: tensor<512x2xf32>, %k2b: tensor<2x512xf32>, %k2c: tensor<512x512xf32>)
-    -> (tensor<4x5xf32>, tensor<64x64xi1>, tensor<1x4096xf32>, tensor<4096x1xf32>, tensor<512x512xf32>) {
+                %k2a: tensor<512x2xf32>, %k2b: tensor<2x512xf32>, %k2c: tensor<512x512xf32>,
+                %t4a: tensor<4x4096xf32>, %t4b: tensor<4096x4xf32>, %t4c: tensor<4x4xf32>)
+    -> (tensor<4x5xf32>, tensor<64x64xi1>, tensor<1x4096xf32>, tensor<4096x1xf32>, tensor<512x512xf32>, tensor<4x4xf32>) {
   %r = linalg.matmul ins(%a, %b : tensor<4x3xf32>, tensor<3x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
   %s = linalg.matmul ins(%p, %q : tensor<64x64xi1>, tensor<64x64xi1>) outs(%q : tensor<64x64xi1>) -> tensor<64x64xi1>
   linalg.matmul ins(%x, %x : memref<64x64xf32>, memref<64x64xf32>) outs(%y : memref<64x64xf32>)
   %t = linalg.matmul ins(%row, %tall : tensor<1x4096xf32>, tensor<4096x4096xf32>) outs(%r1 : tensor<1x4096xf32>) -> tensor<1x4096xf32>
   %u = linalg.matmul ins(%tall, %col : tensor<4096x4096xf32>, tensor<4096x1xf32>) outs(%c1 : tensor<4096x1xf32>) -> tensor<4096x1xf32>
   %v = linalg.matmul ins(%k2a, %k2b : tensor<512x2xf32>, tensor<2x512xf32>) outs(%k2c : tensor<512x512xf32>) -> tensor<512x512xf32>
-  return %r, %s, %t, %u, %v : tensor<4x5xf32>, tensor<64x64xi1>, tensor<1x4096xf32>, tensor<4096x1xf32>, tensor<512x512xf32>
+  %w = linalg.matmul ins(%t4a, %t4b : tensor<4x4096xf32>, tensor<4096x4xf32>) outs(%t4c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r, %s, %t, %u, %v, %w : tensor<4x5xf32>, tensor<64x64xi1>, tensor<1x4096xf32>, tensor<4096x1xf32>, tensor<512x512xf32>, tensor<4x4xf32>
 }
 
 // A product stored whole into a caller's buffer: C is a fill of a new
@@ -106,8 +140,7 @@ func.func @stored(%a: tensor<64x64xf32>, %b: tensor<64x128xf32>, %o: memref<64x1
 // CHECK: %[[K1:.*]] = arith.maxsi %[[K]], %{{.*}}
 // CHECK: %[[LEAST:.*]] = arith.ceildivsi %c32768, %[[K1]]
 // CHECK: %[[LARGE:.*]] = arith.cmpi sge, %[[MN]], %[[LEAST]]
-// AVX512: arith.cmpi sge, %[[M]], %c8
-// AVX2: arith.cmpi sge, %[[M]], %c6
+// CHECK: arith.cmpi sge, %[[M]], %c2
 // CHECK: %[[PACK:.*]] = arith.andi %{{.*}}, %[[LARGE]]
 // CHECK: scf.if %[[PACK]] -> (tensor<?x?xf32>) {
 // AVX512: arith.remsi %{{.*}}, %c8
@@ -131,6 +164,12 @@ func.func @stored(%a: tensor<64x64xf32>, %b: tensor<64x128xf32>, %o: memref<64x1
 // AVX512: %[[SLICE:.*]] = tensor.extract_slice %[[PADDED]][0, 0] [%{{.*}}, %{{.*}}] [1, 1]
 // AVX512: %[[COPY:.*]] = linalg.copy ins(%[[SLICE]] : tensor<?x?xf32>) outs(%[[RESULT]] : tensor<?x?xf32>)
 // AVX512: scf.yield %[[COPY]]
+// CHECK: } else {
+// CHECK: scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// AVX512: linalg.pack %arg1 {{.*}} inner_dims_pos = [1, 0] inner_tiles = [8, 4] {{.*}} -> tensor<?x?x8x4xf32>
+// AVX512: linalg.pack %arg0 {{.*}} inner_dims_pos = [1, 0] inner_tiles = [4, 32] {{.*}} -> tensor<?x?x4x32xf32>
+// CHECK: attrs = {pk.packed_matmul}
+// AVX512: linalg.unpack {{.*}} inner_dims_pos = [1, 0] inner_tiles = [8, 32]
 // CHECK: } else {
 // CHECK: %[[E:.*]] = tensor.empty
 // CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[E]]

@@ -187,3 +187,21 @@ func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %m: index, %n: inde
   %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+// One panel of rows (a product of 4 rows, tiles of 4 x 32): its 16 column
+// panels run in parallel instead, each across all of K, so that B's panels
+// pass once; C is written in its tiled layout.
+// CHECK-LABEL: func.func @few_rows
+// CHECK: scf.forall (%{{.*}}) in (16) {{.*}} -> (tensor<1x4x16x32xf32>)
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %cst) -> (vector<4x32xf32>)
+// CHECK-COUNT-4: vector.fma {{.*}} : vector<32xf32>
+// SERIAL-LABEL: func.func @few_rows
+// SERIAL-NOT: scf.forall
+// SERIAL: vector.fma
+func.func @few_rows(%a: tensor<4x256xf32>, %b: tensor<256x512xf32>) -> tensor<4x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<4x512xf32>) -> tensor<4x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<4x256xf32>, tensor<256x512xf32>) outs(%c : tensor<4x512xf32>) -> tensor<4x512xf32>
+  return %r : tensor<4x512xf32>
+}

@@ -10,9 +10,16 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
   let description = [{
     Rewrites each `linalg.matmul` and `linalg.batch_matmul` on tensors with
     at least `min-iterations` multiply-adds and a product that fills its
-    register tiles (M at least `mb`, N at least `nb / 2`, K at least `kb`:
-    thinner products would be padded many times over) into a contraction
-    over packed operands (upstream `linalg::blockPackMatmul`):
+    register tiles (M at least 2, N at least `nb / 2`, K at least `kb`)
+    into a contraction over packed operands (upstream
+    `linalg::blockPackMatmul`). A static M below `mb` (a few rows times a
+    matrix: a small batch through a layer) takes tiles of all M rows; a
+    product of a few columns (N from 2 to below `nb / 2`) and at least
+    `nb / 2` rows computes C's transpose as B^T A^T, whose tiles' vectors
+    run along C's columns (B is the left operand, packed in panels of its
+    columns, and C is unpacked from tiles of its transpose). Products thin
+    both ways (and one row or column) stay as they are: pk-vectorize-matvec
+    takes those of one. The packs:
     A in panels of `mb` rows (`[M/mb][K/kb][mb][kb]`), B in panels of `nb`
     columns (`[N/nb][K/kb][kb][nb]`) and C in `mb x nb` tiles, padded with
     zeros where the blocks do not divide the sizes and unpacked into the
@@ -24,10 +31,12 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
 
     With dynamic sizes those conditions are tested at run time (the
     multiply-adds as `M x N >= ceil(min-iterations / K)`, which cannot
-    overflow), then whether the tiles divide C: an `scf.if` chooses between
-    the packed product writing C in its tiled layout, the packed product
-    writing a padded C whose slice is the result, and the product as it
-    was. The product's single elementwise consumer (whose other operands
+    overflow; fewer rows than `mb` are padded: a product of so few rows
+    reads B at the speed of memory), then whether the tiles divide C: an
+    `scf.if` chooses between the packed product writing C in its tiled
+    layout, the packed product writing a padded C whose slice is the
+    result, and (where N is dynamic) C's transpose packed for a few
+    columns, or else the product as it was. The product's single elementwise consumer (whose other operands
     are defined before it) and the new tensors they start from are copied
     into every branch: the consumer then reads the slice of the padded C
     (no copy), and updates the product's tensor in place where it has its
@@ -80,6 +89,9 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
     - blocks of column panels such that their chunk of B
       (`b-block-bytes`) stays in L2 while every row panel passes it;
     - row panels (`scf.forall`, on every core, when the batches are not);
+      a product of one row panel (a few rows) runs its column panels in
+      parallel instead, outermost, each across all of K (its panels of B
+      then pass once, without blocks);
     - column panels, then K's blocks: an `mb x nb` tile of vector FMAs
       (`vector.contract` lowered to outer products: one broadcast of an A
       element times a row of B per accumulator row).

@@ -1,0 +1,147 @@
+"""`@` against NumPy for thin products: a few rows times a matrix (a small
+batch of inputs through a layer; tiles of all its rows) and many rows times
+a matrix of a few columns (C's transpose in tiles, B^T A^T), static and
+dynamic, over dtypes, batches, layouts, aliasing and epilogues (operands
+from matmul_oracle: small integers, so that any summation order gives
+NumPy's result bit for bit).
+"""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import picokernel
+from matmul_oracle import (check_dynamic_with_threads, expected, integers,
+                           product_like)
+
+
+@picokernel.kernel
+def matmul(a, b, o):
+    o[...] = a[...] @ b[...]
+
+
+@picokernel.kernel
+def matmul_bias_relu(a, b, bias, o):
+    o[...] = np.maximum(a[...] @ b[...] + bias[...], 0)
+
+
+def run(kernel, a, b, out_dtype=None):
+    o = product_like(a, b, dtype=out_dtype)
+    kernel(a, b, o)
+    return o
+
+
+# (M, K, N): a few rows (2 to 7) and a few columns (2 to 15) with many of
+# the other, sizes that the tiles divide and that they don't (K not a
+# multiple of 4, N or M not of 32), both thin (kept as a loop nest), and
+# long K.
+FEW_ROWS = [(2, 64, 64), (3, 100, 70), (4, 1024, 1024), (5, 7, 33),
+            (7, 513, 257), (6, 4, 32)]
+FEW_COLUMNS = [(64, 64, 2), (1000, 300, 12), (100, 100, 5), (33, 9, 3),
+               (1024, 1024, 8), (70, 513, 15), (129, 16, 7)]
+BOTH = [(2, 4096, 2), (7, 300, 7), (4, 1000, 15), (15, 1000, 4)]
+
+
+@pytest.mark.parametrize("m,k,n", FEW_ROWS + FEW_COLUMNS + BOTH)
+def test_float32_shapes(rng, m, k, n):
+    a = integers(rng, (m, k), np.float32)
+    b = integers(rng, (k, n), np.float32)
+    np.testing.assert_array_equal(run(matmul, a, b), a @ b)
+
+
+@pytest.mark.parametrize("m,k,n", FEW_ROWS + FEW_COLUMNS)
+def test_dynamic_shapes_in_one_kernel(rng, m, k, n):
+    # One kernel of dynamic sizes for every shape: the run-time choice
+    # between tiles of C, of C's transpose and the loop nest.
+    a = integers(rng, (m, k), np.float32)
+    b = integers(rng, (k, n), np.float32)
+    np.testing.assert_array_equal(run(dynamic_matmul, a, b), a @ b)
+
+
+@picokernel.kernel(dynamic=True)
+def dynamic_matmul(a, b, o):
+    o[...] = a[...] @ b[...]
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_dynamic_thin_products_with_threads(threads):
+    check_dynamic_with_threads(threads, [
+        ((3, 300), (300, 100)), ((200, 300), (300, 6)), ((7, 40), (40, 9)),
+        ((2, 8), (8, 4096)), ((4096, 8), (8, 2))])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, ml_dtypes.bfloat16,
+                                   np.int64, np.int32, np.int16, np.int8])
+@pytest.mark.parametrize("m,k,n", [(3, 70, 65), (129, 70, 5), (200, 33, 12)])
+def test_dtypes(rng, dtype, m, k, n):
+    a = integers(rng, (m, k), dtype, -2, 3)
+    b = integers(rng, (k, n), dtype, -2, 3)
+    np.testing.assert_array_equal(run(matmul, a, b), expected(a, b, dtype))
+
+
+@pytest.mark.parametrize("shapes", [
+    ((3, 4, 300), (3, 300, 200)), ((3, 200, 300), (3, 300, 5)),
+    ((2, 3, 5, 64), (3, 64, 96)), ((2, 3, 96, 64), (64, 6)),
+    ((5, 64), (4, 64, 96)), ((4, 96, 64), (64, 3))])
+def test_batches(rng, shapes):
+    a = integers(rng, shapes[0], np.float32)
+    b = integers(rng, shapes[1], np.float32)
+    np.testing.assert_array_equal(run(matmul, a, b), a @ b)
+
+
+def test_views_and_transposes(rng):
+    base = integers(rng, (600, 260), np.float32)
+    other = integers(rng, (260, 40), np.float32)
+    for a, b in [(base[:8:2], other[:, ::3]), (base[::2, 1:], other[1:, :24:3]),
+                 (other.T[:5], base.T[:, :40]), (base[::-3, ::-1], other[::-1, :9])]:
+        np.testing.assert_array_equal(run(matmul, a, b), a @ b)
+
+
+def test_output_is_an_operand(rng):
+    # o is a itself: every element of a is read before o's is written.
+    for m, k in [(4, 256), (300, 12)]:
+        a = integers(rng, (m, k), np.float32)
+        b = integers(rng, (k, k), np.float32)
+        want = a @ b
+        matmul(a, b, a)
+        np.testing.assert_array_equal(a, want)
+
+
+@pytest.mark.parametrize("m,k,n", [(4, 256, 512), (500, 256, 6), (3, 33, 70)])
+def test_epilogue(rng, m, k, n):
+    a = integers(rng, (m, k), np.float32)
+    b = integers(rng, (k, n), np.float32)
+    bias = integers(rng, (n,), np.float32)
+    o = np.empty((m, n), np.float16)
+    matmul_bias_relu(a, b, bias, o)
+    np.testing.assert_array_equal(o, np.maximum(a @ b + bias, 0).astype(np.float16))
+
+
+def test_special_values(rng):
+    a = integers(rng, (300, 64), np.float32)
+    b = integers(rng, (64, 6), np.float32)
+    a[3, 5], a[7, 9], b[11, 2] = np.nan, np.inf, -np.inf
+    with np.errstate(invalid="ignore"):
+        want = a @ b
+    np.testing.assert_array_equal(run(matmul, a, b), want)
+    np.testing.assert_array_equal(run(matmul, b.T.copy(), a.T.copy()), want.T)
+
+
+@pytest.mark.parametrize("m,k,n", [(4, 1 << 18, 32), (1000, 1 << 16, 6)])
+def test_long_sums_are_accurate(rng, m, k, n):
+    # All positive: a running sum over K would lose ~K times the rounding
+    # of one addition; each chunk of K sums from zero, as BLAS sums.
+    a = rng.random((m, k), dtype=np.float32)
+    b = rng.random((k, n), dtype=np.float32)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    error = np.abs(run(matmul, a, b) - want).max() / np.abs(want).max()
+    assert error <= 4 * np.abs((a @ b) - want).max() / np.abs(want).max() + 1e-7
+
+
+def test_thin_products_are_vector_code(rng):
+    for m, k, n in [(4, 256, 512), (512, 256, 4)]:
+        a = integers(rng, (m, k), np.float32)
+        b = integers(rng, (k, n), np.float32)
+        tiled = matmul.lower(a, b, np.empty((m, n), np.float32), stage="tiled")
+        assert "vector.fma" in tiled, (m, k, n)
+        assert "linalg.matmul" not in tiled, (m, k, n)
