@@ -261,6 +261,76 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed,
   packed.packedLinalgOp = cast<linalg::LinalgOp>(replacement.getOperation());
 }
 
+/// Makes the packed contraction read its right operand (B, or A for C's
+/// transpose) through a view of its own layout, each tiled dimension split
+/// in two (an expand_shape, no copy), instead of a packed copy, where C has
+/// one panel of rows: each panel of the operand is then read once, so that
+/// packing it would only add two passes over it. (Register tiles of A's
+/// transpose then read rows of A and transpose them in registers, as the
+/// pack would.) Needs static sizes that the tiles divide.
+void readOncePanelsInPlace(RewriterBase &rewriter, linalg::PackResult &packed) {
+  auto generic =
+      dyn_cast<linalg::GenericOp>(packed.packedLinalgOp.getOperation());
+  if (!generic || generic.getNumDpsInputs() != 2)
+    return;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(generic);
+  if (failed(dims) || dims->m.empty() ||
+      generic.getStaticLoopRanges()[dims->m.front()] != 1)
+    return;
+  OpOperand *rhs = generic.getDpsInputOperand(1);
+  auto pack = rhs->get().getDefiningOp<linalg::PackOp>();
+  if (!pack)
+    return;
+  auto type = cast<RankedTensorType>(pack.getSource().getType());
+  ArrayRef<int64_t> positions = pack.getInnerDimsPos();
+  SmallVector<int64_t> tiles(pack.getStaticInnerTiles());
+  if (!type.hasStaticShape())
+    return;
+  int64_t rank = type.getRank();
+  // The view: each tiled dimension as (outer, inner) dimensions.
+  SmallVector<int64_t> shape, outerOf(rank), innerOf(rank);
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = type.getDimSize(d), first = shape.size();
+    const int64_t *tiled = llvm::find(positions, d);
+    outerOf[d] = first;
+    if (tiled == positions.end()) {
+      groups.push_back({first});
+      shape.push_back(size);
+      continue;
+    }
+    int64_t tile = tiles[tiled - positions.begin()];
+    if (ShapedType::isDynamic(tile) || size % tile != 0)
+      return;
+    groups.push_back({first, first + 1});
+    innerOf[d] = first + 1;
+    shape.append({size / tile, tile});
+  }
+  // The packed operand's dimensions as the view's.
+  ArrayRef<int64_t> perm = pack.getOuterDimsPerm();
+  AffineMap map = generic.getMatchingIndexingMap(rhs);
+  SmallVector<AffineExpr> results(shape.size());
+  for (int64_t i = 0; i < rank; ++i)
+    results[outerOf[perm.empty() ? i : perm[i]]] = map.getResult(i);
+  for (auto [j, d] : llvm::enumerate(positions))
+    results[innerOf[d]] = map.getResult(rank + j);
+  rewriter.setInsertionPoint(generic);
+  Value view = tensor::ExpandShapeOp::create(
+      rewriter, pack.getLoc(),
+      RankedTensorType::get(shape, type.getElementType()), pack.getSource(),
+      groups);
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  maps[rhs->getOperandNumber()] =
+      AffineMap::get(map.getNumDims(), 0, results, map.getContext());
+  rewriter.modifyOpInPlace(generic, [&] {
+    rhs->set(view);
+    generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+  if (pack->use_empty())
+    rewriter.eraseOp(pack);
+}
+
 /// Whether `op` (a matmul with dynamic sizes) fills register tiles of C
 /// (or, `transposed`, of C's transpose: see tileFor) of `columns` columns,
 /// and has at least `minIterations` multiply-adds, computed before it.
@@ -417,6 +487,7 @@ struct PackMatmulPass
     packed->packedLinalgOp->setAttr(mlir::pk::kPackedMatmulAttrName,
                                     rewriter.getUnitAttr());
     writeUnpackedResult(rewriter, *packed, divides);
+    readOncePanelsInPlace(rewriter, *packed);
     return success();
   }
 };

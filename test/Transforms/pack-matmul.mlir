@@ -1,6 +1,9 @@
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512}))' | FileCheck %s --check-prefixes=CHECK,AVX512
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=256}))' | FileCheck %s --check-prefixes=CHECK,AVX2
 
+// (B read in place below: (m1, n1, k1, m0, n0, k0) -> (k1, k0, n1, n0).)
+// AVX512: #[[BMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d2, d5, d1, d4)>
+
 // Sizes the tiles don't divide: A, B and C padded with zeros into 8 x 4,
 // 4 x 32 and 8 x 32 blocks (6 x 4, 4 x 16 and 6 x 16 with 256-bit vectors),
 // B's panels outermost, and the result unpacked into C.
@@ -48,13 +51,18 @@ func.func @batch(%a: tensor<4x64x32xi32>, %b: tensor<4x32x64xi32>, %c: tensor<4x
 }
 
 // A few rows times a matrix (a small batch of inputs through a layer):
-// tiles of all 4 rows, so that nothing is padded and B passes once.
+// tiles of all 4 rows, so that nothing is padded. C then has one panel of
+// rows, which reads each panel of B once: B is read in place, through a
+// view of its layout split into tiles, not packed.
 // CHECK-LABEL: func.func @few_rows
 // AVX512: linalg.pack %arg0 {{.*}} inner_tiles = [4, 4] {{.*}} : tensor<4x256xf32> -> tensor<1x64x4x4xf32>
-// AVX512: linalg.pack %arg1 {{.*}} inner_tiles = [4, 32] {{.*}} : tensor<256x512xf32> -> tensor<16x64x4x32xf32>
 // AVX512: tensor.expand_shape %arg2 {{\[\[}}0, 1], [2, 3]] output_shape [1, 4, 16, 32]
+// AVX512: %[[B:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1], [2, 3]] output_shape [64, 4, 16, 32]
+// AVX512: linalg.generic {indexing_maps = [#{{.*}}, #[[BMAP]], #{{.*}}]{{.*}} ins(%{{.*}}, %[[B]] : tensor<1x64x4x4xf32>, tensor<64x4x16x32xf32>)
+// AVX512-SAME: attrs = {pk.packed_matmul}
 // AVX2: inner_tiles = [4, 4] {{.*}} -> tensor<1x64x4x4xf32>
-// CHECK: attrs = {pk.packed_matmul}
+// AVX2: tensor.expand_shape %arg1 {{\[\[}}0, 1], [2, 3]] output_shape [64, 4, 32, 16]
+// CHECK-NOT: linalg.pack %arg1
 func.func @few_rows(%a: tensor<4x256xf32>, %b: tensor<256x512xf32>, %c: tensor<4x512xf32>) -> tensor<4x512xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<4x256xf32>, tensor<256x512xf32>) outs(%c : tensor<4x512xf32>) -> tensor<4x512xf32>
   return %r : tensor<4x512xf32>
@@ -77,6 +85,18 @@ func.func @few_rows(%a: tensor<4x256xf32>, %b: tensor<256x512xf32>, %c: tensor<4
 func.func @few_columns(%a: tensor<1000x300xf32>, %b: tensor<300x12xf32>, %c: tensor<1000x12xf32>) -> tensor<1000x12xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<1000x300xf32>, tensor<300x12xf32>) outs(%c : tensor<1000x12xf32>) -> tensor<1000x12xf32>
   return %r : tensor<1000x12xf32>
+}
+
+// A few columns, and one panel of C's transpose (8 columns): A is read in
+// place, through a view split into its panels of 32 rows and K's blocks.
+// CHECK-LABEL: func.func @few_columns_in_place
+// AVX512: linalg.pack %arg1 {{.*}} inner_tiles = [8, 4] {{.*}} : tensor<256x8xf32> -> tensor<1x64x8x4xf32>
+// AVX512: %[[A:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2, 3]] output_shape [16, 32, 64, 4]
+// AVX512: linalg.generic {{.*}} ins(%{{.*}}, %[[A]] : tensor<1x64x8x4xf32>, tensor<16x32x64x4xf32>)
+// AVX512-NOT: linalg.pack %arg0
+func.func @few_columns_in_place(%a: tensor<512x256xf32>, %b: tensor<256x8xf32>, %c: tensor<512x8xf32>) -> tensor<512x8xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<512x256xf32>, tensor<256x8xf32>) outs(%c : tensor<512x8xf32>) -> tensor<512x8xf32>
+  return %r : tensor<512x8xf32>
 }
 
 // Below min-iterations (32768 multiply-adds), booleans, memrefs, and thin

@@ -95,6 +95,12 @@ def test_views_and_transposes(rng):
     for a, b in [(base[:8:2], other[:, ::3]), (base[::2, 1:], other[1:, :24:3]),
                  (other.T[:5], base.T[:, :40]), (base[::-3, ::-1], other[::-1, :9])]:
         np.testing.assert_array_equal(run(matmul, a, b), a @ b)
+    # Sizes the tiles divide, with one panel of rows (or of C's transpose):
+    # the operand read in place (no pack) is a strided or transposed view.
+    big = integers(rng, (512, 256), np.float32)
+    for a, b in [(big[:4], big[::2, ::2]), (big[:4, ::-1], big[:128].T),
+                 (big[::2], big[::2, :8]), (big.T[:, ::2], big[::-2, ::32])]:
+        np.testing.assert_array_equal(run(matmul, a, b), a @ b)
 
 
 def test_output_is_an_operand(rng):

@@ -19,7 +19,11 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
     run along C's columns (B is the left operand, packed in panels of its
     columns, and C is unpacked from tiles of its transpose). Products thin
     both ways (and one row or column) stay as they are: pk-vectorize-matvec
-    takes those of one. The packs:
+    takes those of one. Where C has one panel of rows (of C's transpose),
+    each panel of the right operand is read once, so that packing it would
+    only add two passes over it: with static sizes that its tiles divide,
+    the contraction reads it in place, through a view of its layout split
+    into tiles (an `expand_shape`). The packs:
     A in panels of `mb` rows (`[M/mb][K/kb][mb][kb]`), B in panels of `nb`
     columns (`[N/nb][K/kb][kb][nb]`) and C in `mb x nb` tiles, padded with
     zeros where the blocks do not divide the sizes and unpacked into the
