@@ -149,7 +149,10 @@ def matmul_section(matmul):
     lines = ["## Matmul (against OpenBLAS and jax.jit)", "",
              "picokernel packs large products into register-tile panels and runs "
              "them as vector FMA code (pk-pack-matmul, pk-vectorize-packed-matmul); "
-             "matrix-vector products run as vector dot products or row updates "
+             "products of a few rows take tiles of all of them (reading B in place), "
+             "products of a few columns compute C's transpose (B^T A^T, whose "
+             "vectors run along C's columns; A's tiles are transposed in registers), "
+             "and matrix-vector products run as vector dot products or row updates "
              "(pk-vectorize-matvec). `bench/run_matmul.py` times each shape class "
              "against NumPy's OpenBLAS" + (f" and jax.jit (jax {', '.join(jax)})" if jax else "")
              + " on 1 and 2 threads, each library in its own "

@@ -49,9 +49,10 @@ struct TilePlan {
 /// columns. A product of a few rows (a static M from 2: small batches of
 /// inference) takes tiles of all M rows, which pack no padding and read B
 /// once; a product of a few columns and many rows, tiles of C's transpose,
-/// whose vectors run along C's columns. Thinner products (dot products,
-/// batches of 1 x 1 products) would be padded many times over, in time and
-/// memory. Dynamic sizes may fill them (see shouldPack).
+/// whose vectors run along C's columns; a product of a few of both, tiles
+/// of all its rows and columns. Products of one row or column (matrix-vector
+/// products, pk-vectorize-matvec's) would be padded many times over, in time
+/// and memory. Dynamic sizes may fill them (see shouldPack).
 std::optional<TilePlan> tileFor(linalg::LinalgOp op, int64_t vectorBits,
                                 int64_t kBlock) {
   FailureOr<linalg::ContractionDimensions> dims =
@@ -76,9 +77,16 @@ std::optional<TilePlan> tileFor(linalg::LinalgOp op, int64_t vectorBits,
   if (atLeast(n, columns, 2))
     return atLeast(m, 2) ? std::optional(TilePlan{few(m), columns})
                          : std::nullopt;
-  if (atLeast(m, columns, 2) && n >= 2)
+  if (n < 2)
+    return std::nullopt;
+  if (atLeast(m, columns, 2))
     return TilePlan{few(n), columns, /*swapped=*/true};
-  return std::nullopt;
+  // Few of both (static): tiles of all N columns, rounded up to a power of
+  // two, in vectors of as many lanes (a product of 8 x 2^18 by 2^18 x 8
+  // streams its operands once, at the speed of memory).
+  return m < 2
+             ? std::nullopt
+             : std::optional(TilePlan{few(m), int64_t(llvm::PowerOf2Ceil(n))});
 }
 
 /// `op` with its operands swapped: a contraction computing the same C, in

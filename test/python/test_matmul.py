@@ -2,6 +2,8 @@
 vectorized matmul (pk-pack-matmul and pk-vectorize-packed-matmul) and of the
 plain loop nest that small products keep (operands from matmul_oracle: small
 integers, so that any summation order gives NumPy's result bit for bit).
+The kernels compile per shape (`dynamic=False`): test_dynamic_matmul.py
+covers one compile for every size.
 """
 
 import ml_dtypes
@@ -14,12 +16,12 @@ from matmul_oracle import (check_empty_and_zero_k, check_output_is_an_operand,
                            expected, integers, product_like)
 
 
-@picokernel.kernel
+@picokernel.kernel(dynamic=False)
 def matmul(a, b, o):
     o[...] = a[...] @ b[...]
 
 
-@picokernel.kernel
+@picokernel.kernel(dynamic=False)
 def matmul_bias_gelu(a, b, bias, o):
     x = a[...] @ b[...] + bias[...]
     o[...] = 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
@@ -295,23 +297,23 @@ def test_fused_epilogue(rng, m, k, n):
     np.testing.assert_allclose(o, want, rtol=2e-5, atol=2e-5 * np.sqrt(k))
 
 
-@picokernel.kernel
+@picokernel.kernel(dynamic=False)
 def matmul_residual(a, b, r, o):
     o[...] = a[...] @ b[...] + 2 * r[...]
 
 
-@picokernel.kernel
+@picokernel.kernel(dynamic=False)
 def matmul_to_half(a, b, o):
     o[...] = (a[...] @ b[...] - 1).astype(np.float16)
 
 
-@picokernel.kernel
+@picokernel.kernel(dynamic=False)
 def matmul_squared(a, b, o):
     x = a[...] @ b[...]
     o[...] = x * x + x
 
 
-@picokernel.kernel
+@picokernel.kernel(dynamic=False)
 def matmul_softmax(a, b, o):
     x = a[...] @ b[...]
     e = np.exp(x - x.max(axis=-1, keepdims=True))
@@ -364,7 +366,7 @@ def test_epilogues_on_any_thread_count(rng, threads, monkeypatch):
     np.testing.assert_array_equal(o, a @ b + 2 * r)
 
 
-@picokernel.kernel
+@picokernel.kernel(dynamic=False)
 def scaled_matmul(a, b, o):
     o[...] = (2 * a[...]) @ (b[...] - 1)
 

@@ -3,7 +3,8 @@ batch of inputs through a layer; tiles of all its rows) and many rows times
 a matrix of a few columns (C's transpose in tiles, B^T A^T), static and
 dynamic, over dtypes, batches, layouts, aliasing and epilogues (operands
 from matmul_oracle: small integers, so that any summation order gives
-NumPy's result bit for bit).
+NumPy's result bit for bit). `matmul` compiles per shape, `dynamic_matmul`
+once for every size.
 """
 
 import ml_dtypes
@@ -15,12 +16,12 @@ from matmul_oracle import (check_dynamic_with_threads, expected, integers,
                            product_like)
 
 
-@picokernel.kernel
+@picokernel.kernel(dynamic=False)
 def matmul(a, b, o):
     o[...] = a[...] @ b[...]
 
 
-@picokernel.kernel
+@picokernel.kernel(dynamic=False)
 def matmul_bias_relu(a, b, bias, o):
     o[...] = np.maximum(a[...] @ b[...] + bias[...], 0)
 
@@ -33,8 +34,8 @@ def run(kernel, a, b, out_dtype=None):
 
 # (M, K, N): a few rows (2 to 7) and a few columns (2 to 15) with many of
 # the other, sizes that the tiles divide and that they don't (K not a
-# multiple of 4, N or M not of 32), both thin (kept as a loop nest), and
-# long K.
+# multiple of 4, N or M not of 32), a few of both (tiles of all of them;
+# 7 x 300 x 7 is below the packing threshold: a loop nest), and long K.
 FEW_ROWS = [(2, 64, 64), (3, 100, 70), (4, 1024, 1024), (5, 7, 33),
             (7, 513, 257), (6, 4, 32)]
 FEW_COLUMNS = [(64, 64, 2), (1000, 300, 12), (100, 100, 5), (33, 9, 3),
@@ -72,7 +73,8 @@ def test_dynamic_thin_products_with_threads(threads):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float16, ml_dtypes.bfloat16,
                                    np.int64, np.int32, np.int16, np.int8])
-@pytest.mark.parametrize("m,k,n", [(3, 70, 65), (129, 70, 5), (200, 33, 12)])
+@pytest.mark.parametrize("m,k,n", [(3, 70, 65), (129, 70, 5), (200, 33, 12),
+                                   (6, 3000, 5)])
 def test_dtypes(rng, dtype, m, k, n):
     a = integers(rng, (m, k), dtype, -2, 3)
     b = integers(rng, (k, n), dtype, -2, 3)
@@ -133,7 +135,8 @@ def test_special_values(rng):
     np.testing.assert_array_equal(run(matmul, b.T.copy(), a.T.copy()), want.T)
 
 
-@pytest.mark.parametrize("m,k,n", [(4, 1 << 18, 32), (1000, 1 << 16, 6)])
+@pytest.mark.parametrize("m,k,n", [(4, 1 << 18, 32), (1000, 1 << 16, 6),
+                                   (8, 1 << 18, 8)])
 def test_long_sums_are_accurate(rng, m, k, n):
     # All positive: a running sum over K would lose ~K times the rounding
     # of one addition; each chunk of K sums from zero, as BLAS sums.
@@ -145,7 +148,7 @@ def test_long_sums_are_accurate(rng, m, k, n):
 
 
 def test_thin_products_are_vector_code(rng):
-    for m, k, n in [(4, 256, 512), (512, 256, 4)]:
+    for m, k, n in [(4, 256, 512), (512, 256, 4), (8, 4096, 8)]:
         a = integers(rng, (m, k), np.float32)
         b = integers(rng, (k, n), np.float32)
         tiled = matmul.lower(a, b, np.empty((m, n), np.float32), stage="tiled")

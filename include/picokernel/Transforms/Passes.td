@@ -17,9 +17,11 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
     product of a few columns (N from 2 to below `nb / 2`) and at least
     `nb / 2` rows computes C's transpose as B^T A^T, whose tiles' vectors
     run along C's columns (B is the left operand, packed in panels of its
-    columns, and C is unpacked from tiles of its transpose). Products thin
-    both ways (and one row or column) stay as they are: pk-vectorize-matvec
-    takes those of one. Where C has one panel of rows (of C's transpose),
+    columns, and C is unpacked from tiles of its transpose). A product of a
+    few rows and a few columns (static sizes) takes tiles of all its rows
+    by its columns rounded up to a power of two (vectors of as many lanes);
+    with dynamic sizes it stays as it is, as do products of one row or
+    column (pk-vectorize-matvec's). Where C has one panel of rows (of C's transpose),
     each panel of the right operand is read once, so that packing it would
     only add two passes over it: with static sizes that its tiles divide,
     the contraction reads it in place, through a view of its layout split
