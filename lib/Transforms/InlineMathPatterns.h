@@ -13,9 +13,9 @@
 
 namespace mlir::pk {
 
-/// float32 exp, log and tanh within 1 ulp over the whole range (exp's
-/// subnormal results and log's subnormal arguments included) and float64
-/// exp within 2, as Cephes computes them; NaN, infinities, zeros and
+/// float32 exp and log within 1 ulp over the whole range (exp's subnormal
+/// results and log's subnormal arguments included), float32 tanh within 2
+/// and float64 exp within 2; NaN, infinities, zeros and
 /// negative arguments as libm. With `scaleWithLdexp` (AVX-512 targets), exp
 /// applies its power of two with one `llvm.intr.ldexp` (vscalefps).
 void populateInlineMathPatterns(RewritePatternSet &patterns,

@@ -1,15 +1,22 @@
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-inline-cpu-math{vector-bits=256}))' | FileCheck %s
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-inline-cpu-math{vector-bits=512}))' | FileCheck %s --check-prefix=AVX512
 
-// float32 tanh, exp and log, scalar or vector, become arithmetic (tanh: a
-// polynomial or 1 - 2 / (exp(2|x|) + 1), with x's sign); float64 stays for
-// libm.
+// float32 tanh, exp and log, scalar or vector, become arithmetic (tanh:
+// -m / (2 + m) with m = expm1(-2|x|), in one branch, with x's sign; |x|
+// clamped at 10 by a select that keeps NaN; 2^k from the bits of
+// -2|x| / ln 2 + 1.5 * 2^23 + 127, no conversion); float64 stays for libm.
 // CHECK-LABEL: func.func @scalar
 // CHECK-NOT: math.tanh
 // CHECK-NOT: math.exp
+// CHECK: %[[CLAMP:.*]] = arith.constant 1.000000e+01 : f32
+// CHECK: %[[ABS:.*]] = math.absf %arg0
+// CHECK: %[[ABOVE:.*]] = arith.cmpf olt, %[[CLAMP]], %[[ABS]]
+// CHECK: arith.select %[[ABOVE]], %[[CLAMP]], %[[ABS]]
+// CHECK-NOT: arith.fptosi
+// CHECK: arith.shli
 // CHECK: arith.divf
-// CHECK: arith.select
 // CHECK: math.copysign
+// CHECK-NOT: arith.select
 func.func @scalar(%x: f32) -> f32 {
   %t = math.tanh %x : f32
   return %t : f32

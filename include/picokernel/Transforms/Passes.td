@@ -368,10 +368,11 @@ def PkInlineCpuMath : Pass<"pk-inline-cpu-math", "::mlir::func::FuncOp"> {
     normal powers of two, so that subnormal results round once and overflow
     gives inf, float64 with Cephes' Pade form; log: the exponent plus
     log(1 + f) for 1 + f in [sqrt(1/2), sqrt(2)), subnormal arguments
-    scaled by 2^23 first; tanh: an odd polynomial below 0.625, else
-    1 - 2 / (exp(2|x|) + 1), with x's sign). Measured against the correctly
-    rounded result (bench/run_accuracy.py, docs/accuracy.md): float32 exp,
-    log and tanh within 1 ulp, sigmoid (built on exp) within 2, float64 exp
+    scaled by 2^23 first; tanh: -m / (2 + m) with m = expm1(-2|x|) from
+    exp's polynomial without its 1, one branch for every x, with x's sign).
+    Measured against the correctly rounded result (bench/run_accuracy.py,
+    docs/accuracy.md): float32 exp and log within 1 ulp, tanh and sigmoid
+    (built on exp) within 2 (tanh checked on every float32), float64 exp
     within 2 (libmvec's: 3); NaN, the infinities, the zeros' signs and log
     of negative numbers as libm. Loops over them vectorize at the target's
     full width with no library call (libm's per element, libmvec's at most
