@@ -176,6 +176,14 @@ def matmul_section(matmul):
         lines.append(f"| {r['case']} | {r['threads']} | {r['picokernel_gflops']:.1f} | "
                      f"{r['numpy_gflops']:.1f} | {r['ratio']:.2f} | {jax_gflops} | "
                      f"{fmt(r['first_call_seconds'])} |")
+    epilogues = [r for r in rows if "epilogue_overhead" in r]
+    if epilogues:
+        lines += ["", "The fused epilogue's cost over the product alone (picokernel's "
+                  "`o = a @ b` timed interleaved with the gelu kernel in the same "
+                  "process, from the fastest round): " + "; ".join(
+                      f"{r['case'].split()[-1]} on {r['threads']} thread"
+                      f"{'s' if r['threads'] > 1 else ''} "
+                      f"{r['epilogue_overhead'] * 100:+.1f}%" for r in epilogues) + "."]
     vulkan = matmul_rows(matmul, "vulkan")
     if vulkan:
         lines += ["", "### Matmul through Vulkan", "",
@@ -193,10 +201,52 @@ def matmul_section(matmul):
     return lines
 
 
-def splice_section(markdown, heading, section):
+def rows_section(rows):
+    """The markdown of bench/run_rows.py's results (issue 18's kernels)."""
+    lines = ["## Row kernels, math and full reductions (against jax.jit and numba)", "",
+             "`bench/run_rows.py`: softmax, logsumexp, layernorm and rmsnorm over rows of "
+             "128, 1024 and 8192 float32 (16,384, 1,048,576 and 8,388,608 elements), "
+             "gelu (tanh and erf forms), softplus and sigmoid elementwise, and full "
+             "reductions of 1e7 float32 next to an elementwise `v * v + v` at the same "
+             "size (the streaming reference). Each (kernel, size, library) runs in its "
+             "own process, best median of the rounds; every result is checked against "
+             "NumPy in float64 first. numba runs `@njit(parallel=True, fastmath=True)` "
+             "`prange` loops over rows (or elements); jax.jit returns a new array. "
+             "Ratios above 1 are picokernel's lead.", "",
+             "| kernel | elements | row | picokernel | jax.jit | numba | "
+             "jax.jit / picokernel | numba / picokernel |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows["rows"]:
+        times = r["times"]
+        pk = times["picokernel"].get("median")
+        cells = [fmt(times[lib]["median"]) if "median" in times.get(lib, {})
+                 else ("error" if lib in times else "-")
+                 for lib in ("picokernel", "jax", "numba")]
+        ratios = [f"{times[lib]['median'] / pk:.2f}x" if pk and "median" in times.get(lib, {})
+                  else "-" for lib in ("jax", "numba")]
+        name = "`v * v + v`" if r["name"] == "fma" else r["name"]
+        lines.append(f"| {name} | {r['n']:,} | {r['row_length'] or '-'} | "
+                     + " | ".join(cells + ratios) + " |")
+    stream = next((r["times"]["picokernel"].get("median") for r in rows["rows"]
+                   if r["name"] == "fma"), None)
+    if stream:
+        lines += ["", "Full reductions against the streaming reference (the bytes a "
+                  "reduction reads per second over those `v * v + v` reads and writes "
+                  "per second): "
+                  + "; ".join(f"{r['name']} {stream / (2 * r['times']['picokernel']['median']):.2f}x"
+                              for r in rows["rows"] if r["name"] in ("sum", "max", "mean")
+                              and "median" in r["times"]["picokernel"]) + "."]
+    return lines
+
+
+def splice_section(markdown, heading, section, before=None):
     """`markdown` with the `## ` section whose title starts with `heading`
-    replaced by `section` (lines)."""
+    replaced by `section` (lines), or inserted before the section titled
+    `before` where there is none."""
     lines = markdown.split("\n")
+    if before and not any(line.startswith(heading) for line in lines):
+        at = next(i for i, line in enumerate(lines) if line.startswith(before))
+        return "\n".join(lines[:at] + section + [""] + lines[at:])
     start = next(i for i, line in enumerate(lines) if line.startswith(heading))
     end = next((i for i in range(start + 1, len(lines))
                 if lines[i].startswith("## ")), len(lines))
@@ -209,9 +259,23 @@ def main():
     parser.add_argument("--cpu", default=os.path.join(ROOT, "build/bench/cpu.json"))
     parser.add_argument("--matmul", default=os.path.join(ROOT, "build/bench/matmul.json"))
     parser.add_argument("--output", default=os.path.join(ROOT, "docs/benchmarks.md"))
+    parser.add_argument("--rows", default=os.path.join(ROOT, "build/bench/rows.json"))
     parser.add_argument("--matmul-only", action="store_true",
                         help="only replace the matmul section (and plot) of --output")
+    parser.add_argument("--rows-only", action="store_true",
+                        help="only replace the row kernels' section of --output")
     args = parser.parse_args()
+    rows = None
+    if os.path.exists(args.rows):
+        with open(args.rows) as f:
+            rows = json.load(f)
+    if args.rows_only:
+        with open(args.output) as f:
+            text = f.read()
+        with open(args.output, "w") as f:
+            f.write(splice_section(text, "## Row kernels", rows_section(rows),
+                                   before="## Matmul"))
+        return
     images = os.path.join(os.path.dirname(args.output), "img")
     matmul = None
     if os.path.exists(args.matmul):
@@ -315,6 +379,8 @@ def main():
                   "in one loop; NumPy makes two temporaries; jax.jit returns a new array.",
                   ""]
         lines += table(results["stencil"], PEERS, "bytes_per_element")
+    if rows:
+        lines += [""] + rows_section(rows)
     if matmul:
         lines += [""] + matmul_section(matmul)
     first = results["first_call_seconds"]

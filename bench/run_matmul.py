@@ -117,33 +117,50 @@ else:
             x = a[...] @ b[...] + bias[...]
             o[...] = 0.5 * x * (1.0 + picokernel.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
         arrays = (a, b, bias, o)
-    else:
-        @picokernel.kernel(backend=backend)
-        def kernel(a, b, o):
-            o[...] = a[...] @ b[...]
-        arrays = (a, b, o)
+    @picokernel.kernel(backend=backend)
+    def product(a, b, o):
+        o[...] = a[...] @ b[...]
+    if kind != "epilogue":
+        kernel, arrays = product, (a, b, o)
     start = time.perf_counter()
     kernel(*arrays)
     first = time.perf_counter() - start
     def call():
         kernel(*arrays)
     info = {"first_call_seconds": first}
+    if kind == "epilogue":
+        # The epilogue's cost: the product alone, timed interleaved with it
+        # in this process (apart, the machine's drift swamps a few %).
+        product(a, b, o)
+        def plain():
+            product(a, b, o)
+def timed(fn):
+    number = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        if time.perf_counter() - start > 0.05:
+            return number
+        number *= 2
 call()
-number = 1
-while True:
-    start = time.perf_counter()
-    for _ in range(number):
-        call()
-    if time.perf_counter() - start > 0.05:
-        break
-    number *= 2
-times = []
+number = timed(call)
+compare = library == "picokernel" and kind == "epilogue"
+times, plain_times = [], []
 for _ in range(7):
     start = time.perf_counter()
     for _ in range(number):
         call()
     times.append((time.perf_counter() - start) / number)
+    if compare:
+        start = time.perf_counter()
+        for _ in range(number):
+            plain()
+        plain_times.append((time.perf_counter() - start) / number)
 times.sort()
+if compare:
+    plain_times.sort()
+    info["product_alone_seconds"] = plain_times[3]
 print(json.dumps({"median": times[3], "info": info}))
 '''
 
@@ -246,13 +263,16 @@ def main():
         case = CASES[name]
         for threads in map(int, args.threads.split(",")):
             best = {library: None for library in libraries}
-            infos = {}
+            infos, overhead = {}, {}
             for _ in range(args.rounds):
                 for library in libraries:
                     measured = run_child(case, library, threads)
                     infos[library] = measured["info"]
                     if best[library] is None or measured["median"] < best[library]:
                         best[library] = measured["median"]
+                        if "product_alone_seconds" in measured["info"]:
+                            overhead[library] = (measured["info"]["product_alone_seconds"],
+                                                 measured["median"])
             row = {"case": name, "threads": threads,
                    "picokernel_seconds": best["picokernel"],
                    "numpy_seconds": best["numpy"],
@@ -261,6 +281,11 @@ def main():
                    "ratio": best["picokernel"] / best["numpy"],
                    "blas": infos["numpy"],
                    "first_call_seconds": infos["picokernel"]["first_call_seconds"]}
+            if "product_alone_seconds" in infos["picokernel"]:
+                # The epilogue's cost over the product alone, from the round
+                # that timed it fastest (both timed in one process).
+                row["epilogue_overhead"] = (
+                    overhead["picokernel"][1] / overhead["picokernel"][0] - 1)
             if "jax" in best:
                 row["jax_seconds"] = best["jax"]
                 row["jax_gflops"] = flops(case) / best["jax"] / 1e9
@@ -268,7 +293,9 @@ def main():
             results.append(row)
             print(f"{name:28} {threads:3} {row['picokernel_gflops']:8.1f} "
                   f"{row['numpy_gflops']:10.1f}  {row['ratio']:.2f}"
-                  + (f"  {row['jax_gflops']:8.1f}" if "jax_gflops" in row else ""), flush=True)
+                  + (f"  {row['jax_gflops']:8.1f}" if "jax_gflops" in row else "")
+                  + (f"  epilogue +{row['epilogue_overhead'] * 100:.1f}%"
+                     if "epilogue_overhead" in row else ""), flush=True)
     if results:
         print("BLAS:", results[-1]["blas"])
     if not args.no_vulkan and vulkan_available():
