@@ -37,58 +37,42 @@ shape = {"logsumexp": (rows, 1), "sum": (), "max": (), "mean": ()}.get(name, x.s
 o = np.empty(shape, np.float32)
 x64 = x.astype(np.float64)
 
-def reference():
-    v = x64
+def formula(v, g, b, xp, erf, sigmoid):
+    """The kernel's result from v (and g, b) with the functions of `xp`
+    (NumPy on arrays or traced values, jax.numpy), `erf` and `sigmoid`."""
     if name == "softmax":
-        e = np.exp(v - v.max(-1, keepdims=True)); return e / e.sum(-1, keepdims=True)
+        e = xp.exp(v - v.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
     if name == "logsumexp":
-        m = v.max(-1, keepdims=True); return m + np.log(np.exp(v - m).sum(-1, keepdims=True))
+        m = v.max(axis=-1, keepdims=True)
+        return m + xp.log(xp.exp(v - m).sum(axis=-1, keepdims=True))
     if name == "layernorm":
-        mean = v.mean(-1, keepdims=True); var = ((v - mean) ** 2).mean(-1, keepdims=True)
-        return (v - mean) / np.sqrt(var + 1e-5) * g + b
+        mean = v.mean(axis=-1, keepdims=True)
+        var = ((v - mean) ** 2).mean(axis=-1, keepdims=True)
+        return (v - mean) / xp.sqrt(var + 1e-5) * g + b
     if name == "rmsnorm":
-        return v / np.sqrt((v * v).mean(-1, keepdims=True) + 1e-5) * g
+        return v / xp.sqrt((v * v).mean(axis=-1, keepdims=True) + 1e-5) * g
     if name == "gelu (tanh)":
-        return 0.5 * v * (1 + np.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))
+        return 0.5 * v * (1.0 + xp.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))
     if name == "gelu (erf)":
-        erf = np.frompyfunc(math.erf, 1, 1)
-        return 0.5 * v * (1 + erf(v * 0.7071067811865476).astype(np.float64))
+        return 0.5 * v * (1.0 + erf(v * 0.7071067811865476))
     if name == "softplus":
-        return np.maximum(v, 0) + np.log1p(np.exp(-np.abs(v)))
+        return xp.maximum(v, 0) + xp.log1p(xp.exp(-xp.abs(v)))
     if name == "sigmoid":
-        return 1 / (1 + np.exp(-v))
+        return sigmoid(v)
     if name == "fma":
         return v * v + v
-    return getattr(np, name)(v)
+    return getattr(v, name)()
+
+def reference():
+    erf = np.frompyfunc(math.erf, 1, 1)
+    return formula(x64, g.astype(np.float64), b.astype(np.float64), np,
+                   lambda v: erf(v).astype(np.float64), lambda v: 1 / (1 + np.exp(-v)))
 
 if library == "picokernel":
     import picokernel as pk
     def body(x_ref, g_ref, b_ref, o_ref):
-        v = x_ref[...]
-        if name == "softmax":
-            e = np.exp(v - v.max(axis=-1, keepdims=True))
-            o_ref[...] = e / e.sum(axis=-1, keepdims=True)
-        elif name == "logsumexp":
-            m = v.max(axis=-1, keepdims=True)
-            o_ref[...] = m + np.log(np.exp(v - m).sum(axis=-1, keepdims=True))
-        elif name == "layernorm":
-            mean = v.mean(axis=-1, keepdims=True)
-            var = ((v - mean) ** 2).mean(axis=-1, keepdims=True)
-            o_ref[...] = (v - mean) / np.sqrt(var + 1e-5) * g_ref[...] + b_ref[...]
-        elif name == "rmsnorm":
-            o_ref[...] = v / np.sqrt((v * v).mean(axis=-1, keepdims=True) + 1e-5) * g_ref[...]
-        elif name == "gelu (tanh)":
-            o_ref[...] = 0.5 * v * (1.0 + np.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))
-        elif name == "gelu (erf)":
-            o_ref[...] = 0.5 * v * (1.0 + pk.erf(v * 0.7071067811865476))
-        elif name == "softplus":
-            o_ref[...] = np.maximum(v, 0) + np.log1p(np.exp(-np.abs(v)))
-        elif name == "sigmoid":
-            o_ref[...] = pk.sigmoid(v)
-        elif name == "fma":
-            o_ref[...] = v * v + v
-        else:
-            o_ref[...] = getattr(v, name)()
+        o_ref[...] = formula(x_ref[...], g_ref[...], b_ref[...], np, pk.erf, pk.sigmoid)
     kernel = pk.kernel(body, dynamic=False)
     def call():
         kernel(x, g, b, o)
@@ -97,26 +81,7 @@ if library == "picokernel":
 elif library == "jax":
     import jax, jax.numpy as jnp
     def f(v, g, b):
-        if name == "softmax":
-            e = jnp.exp(v - v.max(-1, keepdims=True)); return e / e.sum(-1, keepdims=True)
-        if name == "logsumexp":
-            m = v.max(-1, keepdims=True); return m + jnp.log(jnp.exp(v - m).sum(-1, keepdims=True))
-        if name == "layernorm":
-            mean = v.mean(-1, keepdims=True); var = ((v - mean) ** 2).mean(-1, keepdims=True)
-            return (v - mean) / jnp.sqrt(var + 1e-5) * g + b
-        if name == "rmsnorm":
-            return v / jnp.sqrt((v * v).mean(-1, keepdims=True) + 1e-5) * g
-        if name == "gelu (tanh)":
-            return 0.5 * v * (1.0 + jnp.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))
-        if name == "gelu (erf)":
-            return 0.5 * v * (1.0 + jax.scipy.special.erf(v * 0.7071067811865476))
-        if name == "softplus":
-            return jnp.maximum(v, 0) + jnp.log1p(jnp.exp(-jnp.abs(v)))
-        if name == "sigmoid":
-            return jax.nn.sigmoid(v)
-        if name == "fma":
-            return v * v + v
-        return getattr(jnp, name)(v)
+        return formula(v, g, b, jnp, jax.scipy.special.erf, jax.nn.sigmoid)
     jf = jax.jit(f)
     args = [jax.device_put(a) for a in (x, g, b)]
     out = [None]
