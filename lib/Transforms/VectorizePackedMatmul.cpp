@@ -101,6 +101,67 @@ LogicalResult sumChunksFromZero(RewriterBase &rewriter, scf::ForOp kLoop,
   return success(found || !cIsZero);
 }
 
+/// Sums `kLoop`'s tiles (its vectors of floats) in runs of `run`
+/// iterations, each from zero, every run's sums then added to running
+/// totals (which wait in L1 while the next run accumulates in registers):
+/// rounding errors grow with the run's length and the count of runs, as in
+/// BLAS's blocked sums, not with the chunk of K that the caches choose.
+/// Costs one add per tile vector per run. Other values the loop carries
+/// pass through the runs.
+void sumInRuns(RewriterBase &rewriter, scf::ForOp kLoop, int64_t run) {
+  auto isTile = [](Type type) {
+    auto vector = dyn_cast<VectorType>(type);
+    return vector && isa<FloatType>(vector.getElementType());
+  };
+  std::optional<APInt> count = kLoop.getStaticTripCount();
+  if (run < 1 || !llvm::any_of(kLoop.getResultTypes(), isTile) ||
+      (count && count->getSExtValue() <= run))
+    return;
+  // Runs of equal length where the count is known.
+  if (count)
+    run = mlir::pk::evenChunk(count->getSExtValue(), run);
+  Location loc = kLoop.getLoc();
+  rewriter.setInsertionPoint(kLoop);
+  Value upper = kLoop.getUpperBound();
+  Value runStep =
+      arith::MulIOp::create(rewriter, loc, kLoop.getStep(),
+                            arith::ConstantIndexOp::create(rewriter, loc, run));
+  auto runs = scf::ForOp::create(rewriter, loc, kLoop.getLowerBound(), upper,
+                                 runStep, kLoop.getInitArgs());
+  rewriter.replaceAllUsesWith(kLoop.getResults(), runs.getResults());
+  Block *body = runs.getBody();
+  if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+    rewriter.eraseOp(&body->back());
+  rewriter.moveOpBefore(kLoop, body, body->end());
+  rewriter.setInsertionPoint(kLoop);
+  Value start = runs.getInductionVar();
+  Value end = arith::MinSIOp::create(
+      rewriter, loc, arith::AddIOp::create(rewriter, loc, start, runStep),
+      upper);
+  SmallVector<Value> inits;
+  for (Value carried : runs.getRegionIterArgs())
+    inits.push_back(
+        isTile(carried.getType())
+            ? arith::ConstantOp::create(rewriter, loc,
+                                        rewriter.getZeroAttr(carried.getType()))
+                  .getResult()
+            : carried);
+  rewriter.modifyOpInPlace(kLoop, [&] {
+    kLoop.setLowerBound(start);
+    kLoop.setUpperBound(end);
+    kLoop.getInitArgsMutable().assign(inits);
+  });
+  rewriter.setInsertionPointToEnd(body);
+  SmallVector<Value> totals;
+  for (auto [total, sums] :
+       llvm::zip_equal(runs.getRegionIterArgs(), kLoop.getResults()))
+    totals.push_back(
+        isTile(sums.getType())
+            ? arith::AddFOp::create(rewriter, loc, total, sums).getResult()
+            : sums);
+  scf::YieldOp::create(rewriter, loc, totals);
+}
+
 /// The elementwise consumer of `op`'s C (bias, activation, residual, cast),
 /// rewritten over C's tiled layout [.., M/mb, mb, N/nb, nb] so that the
 /// loops of the register tiles can tile it, with the product fused into
@@ -400,6 +461,8 @@ struct VectorizePackedMatmulPass
     // A zero-filled C is not filled: the first chunk of K does not read
     // it (one pass over C fewer); see sumChunksFromZero.
     bool zeroInit = dropZeroFill(rewriter, op);
+    // The steps of K that one iteration of the register tile's loop takes.
+    int64_t kBlock = op.getStaticLoopRanges()[dims->k.back()];
     FailureOr<TileLoops> loops = tile(rewriter, op, *dims);
     if (failed(loops))
       return fail("could not be tiled into register tiles");
@@ -414,6 +477,9 @@ struct VectorizePackedMatmulPass
     if (failed(sumChunksFromZero(rewriter, cast<scf::ForOp>(*kSteps),
                                  loops->kChunks, zeroInit)))
       return fail("could not start its tiles from zero");
+    if (sumRun > 0)
+      sumInRuns(rewriter, cast<scf::ForOp>(*kSteps),
+                std::max<int64_t>(1, sumRun / kBlock));
     // The epilogue on the C tile, as vector arithmetic.
     if (loops->epilogue &&
         failed(mlir::pk::vectorizeTileIn(rewriter, loops->columns)))

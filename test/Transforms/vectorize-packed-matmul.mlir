@@ -2,6 +2,7 @@
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=0},canonicalize))' | FileCheck %s --check-prefix=SERIAL
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{k-panel-bytes=256 b-block-bytes=2048},canonicalize))' | FileCheck %s --check-prefix=CHUNKS
 // RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=1000 b-block-bytes=8192},canonicalize))' | FileCheck %s --check-prefix=NBLOCKS
+// RUN: pk-opt %s --pass-pipeline='builtin.module(func.func(pk-pack-matmul{vector-bits=512},canonicalize,pk-vectorize-packed-matmul{parallel-threshold=0 sum-run=12},canonicalize))' | FileCheck %s --check-prefix=RUNS
 
 // Row panels in parallel (scf.forall), column panels and K blocks in
 // scf.for loops; the 8 x 32 C tile starts from zero (C is not filled: one
@@ -53,6 +54,18 @@
 // CHUNKS-NEXT: %[[OLD:.*]] = vector.transfer_read
 // CHUNKS-NEXT: %[[TOTAL:.*]] = arith.addf %[[OLD]], %[[SUMS]] : vector<8x32xf32>
 // CHUNKS-NEXT: scf.yield %[[TOTAL]]
+// K's 8 steps of 4 (K padded to 32) in runs of 3 steps (12 of K; the
+// last run shorter), each summed from zero and added to the running total.
+// RUNS-LABEL: func.func @odd
+// RUNS: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// RUNS: %[[TOTAL:.*]] = scf.for %[[FROM:.*]] = %c0 to %c8 step %c3 iter_args(%[[SOFAR:.*]] = %[[ZERO]]) -> (vector<8x32xf32>)
+// RUNS-NEXT: %[[NEXT:.*]] = arith.addi %[[FROM]], %c3
+// RUNS-NEXT: %[[END:.*]] = arith.minsi %[[NEXT]], %c8
+// RUNS-NEXT: %[[SUMS:.*]] = scf.for %{{.*}} = %[[FROM]] to %[[END]] step %c1 iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
+// RUNS-COUNT-32: vector.fma
+// RUNS: %[[ADDED:.*]] = arith.addf %[[SOFAR]], %[[SUMS]] : vector<8x32xf32>
+// RUNS-NEXT: scf.yield %[[ADDED]]
+// RUNS: vector.transfer_write %[[TOTAL]]
 // SERIAL-LABEL: func.func @odd
 // SERIAL-NOT: scf.forall
 // SERIAL: scf.for

@@ -72,7 +72,8 @@ def test_dynamic_thin_products_with_threads(threads):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float16, ml_dtypes.bfloat16,
-                                   np.int64, np.int32, np.int16, np.int8])
+                                   np.int64, np.int32, np.int16, np.int8,
+                                   np.bool_])
 @pytest.mark.parametrize("m,k,n", [(3, 70, 65), (129, 70, 5), (200, 33, 12),
                                    (6, 3000, 5)])
 def test_dtypes(rng, dtype, m, k, n):
