@@ -396,17 +396,20 @@ def scaled_matmul(a, b, o):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
-@pytest.mark.parametrize("m,k,n", [(256, 256, 256), (129, 70, 65)])
+@pytest.mark.parametrize("m,k,n", [(192, 256, 256), (129, 70, 65)])
 def test_producers_fuse_into_packing(rng, dtype, m, k, n):
     # The scale, shift and float16 -> float32 casts of the operands are
-    # computed while packing them (no full-size temporaries), exactly.
+    # computed while packing them (no full-size temporaries), exactly. (192
+    # rows: register tiles of 6 rows (AVX2) and of 8 (AVX-512) divide them,
+    # so that no padded C is needed either.)
     a = integers(rng, (m, k), dtype)
     b = integers(rng, (k, n), dtype)
     o = np.empty((m, n), dtype)
     scaled_matmul(a, b, o)
     np.testing.assert_array_equal(o, expected(2 * a, b - 1, dtype))
-    if (m, k, n) == (256, 256, 256):
+    if (m, k, n) == (192, 256, 256):
         tiled = scaled_matmul.lower(a, b, o, stage="tiled")
+        assert "tensor.empty() : tensor<192x256xf32>" not in tiled, tiled
         assert "tensor.empty() : tensor<256x256xf32>" not in tiled, tiled
 
 
