@@ -23,6 +23,7 @@ dtypes run the compiled code directly.
 
 import inspect
 import operator
+import os
 from collections import namedtuple
 
 import numpy as np
@@ -61,6 +62,7 @@ del _pk, _name
 __all__ = [
     *_picokernel.MATH_FUNCTIONS,
     "CacheInfo",
+    "InterpretedKernel",
     "Kernel",
     "KernelIR",
     "Ref",
@@ -77,7 +79,10 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-BACKENDS = ("cpu", "vulkan")
+# "numpy" runs the kernel's Python function on the arrays themselves, as
+# the original picokernel's default backend computes (through NumPy, without
+# compiling); PK_DISABLE_JIT=1 makes it every kernel's backend.
+BACKENDS = ("cpu", "vulkan", "numpy")
 
 CacheInfo = namedtuple(
     "CacheInfo",
@@ -217,7 +222,7 @@ def stages():
 
 class KernelIR:
     """A traced kernel: ``listing`` in the seed post's style
-    (``v2<4:f32> = MUL(v0, v1)``) and ``mlir``, the pk dialect module."""
+    (``v2<4:float32> = MUL(v0, v1)``) and ``mlir``, the pk dialect module."""
 
     def __init__(self, listing, mlir):
         self.listing = listing
@@ -253,9 +258,19 @@ def _param_names(fn):
     return names
 
 
+def _jit_disabled():
+    return os.environ.get("PK_DISABLE_JIT", "") not in ("", "0")
+
+
 class Kernel(_picokernel.Kernel):
     """A compiled kernel. Call it with NumPy arrays, the output last:
     ``k(a, b, o)`` writes into ``o`` and returns None."""
+
+    def __new__(cls, fn, *, backend="cpu", **options):
+        # backend="numpy" (or PK_DISABLE_JIT=1): a kernel that interprets.
+        if cls is Kernel and (backend == "numpy" or _jit_disabled()):
+            cls = InterpretedKernel
+        return super().__new__(cls)
 
     def __init__(self, fn, *, backend="cpu",
                  parallel_threshold=_picokernel.DEFAULT_PARALLEL_THRESHOLD,
@@ -270,37 +285,82 @@ class Kernel(_picokernel.Kernel):
         if dynamic is not None and not isinstance(dynamic, bool):
             raise TypeError(
                 f"dynamic must be None (automatic), True or False, not {dynamic!r}")
+        if isinstance(self, InterpretedKernel):
+            backend = "numpy"
         names = _param_names(fn)
+        # (An interpreting kernel traces as the CPU's: show_ir and lower.)
         super().__init__(fn, getattr(fn, "__name__", "kernel"), names,
                          int(parallel_threshold), int(max_cache_entries),
-                         backend, int(workgroup_size), int(max_device_bytes),
+                         "cpu" if backend == "numpy" else backend,
+                         int(workgroup_size), int(max_device_bytes),
                          {None: "automatic", True: "always", False: "never"}[dynamic])
         self.backend = backend
         self.dynamic = dynamic
         self.__name__ = self.name
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
+        self._param_names = names
+        self._recent = None
+
+    def _compiles(self):
+        info = self._cache_info()
+        return info["misses"] + info["disk_loads"]
+
+    def _traced(self, arrays):
+        """(listing, mlir) of the kernel traced for `arrays`, remembered as
+        the most recent trace."""
+        traced = self._trace(*arrays)
+        self._recent = (traced, self._compiles())
+        return traced
+
+    def _most_recent(self):
+        """(listing, mlir) of the most recent compile or show_ir/trace call,
+        or None before any."""
+        if self._recent is None or self._recent[1] != self._compiles():
+            last = self._last_ir()
+            if last is not None:
+                return last
+        return None if self._recent is None else self._recent[0]
+
+    def _most_recent_or_raise(self, method):
+        recent = self._most_recent()
+        if recent is None:
+            raise RuntimeError(
+                f"{method}() of kernel {self.name!r} without arrays shows its most "
+                "recent trace, and it has not been traced yet: call it, or pass "
+                f"the arrays ({method}(*arrays))")
+        return recent
 
     def show_ir(self, *arrays):
-        """The kernel traced for these arrays, as a seed-style listing."""
-        return self._trace(*arrays)[0]
+        """The kernel traced for these arrays, as a seed-style listing;
+        without arrays, the most recent trace (of a call that compiled, or
+        of show_ir, trace)."""
+        if not arrays:
+            return self._most_recent_or_raise("show_ir")[0]
+        return self._traced(arrays)[0]
 
     def lower(self, *arrays, stage="llvm"):
         """MLIR text of the kernel for these arrays after a compilation
         stage: 'pk' (as traced), 'linalg', 'fused', 'tiled', 'bufferized' or
-        'llvm'."""
+        'llvm'; without arrays, of the most recent trace (see show_ir)."""
+        if not arrays:
+            mlir = self._most_recent_or_raise("lower")[1]
+            return _picokernel._lower_mlir(mlir, stage)
         return self._lower(*arrays, stage=stage)
 
     def trace(self, *arrays):
         """The kernel traced for these arrays (shapes and dtypes only), as
-        a KernelIR."""
-        return KernelIR(*self._trace(*arrays))
+        a KernelIR; without arrays, the most recent trace (see show_ir)."""
+        if not arrays:
+            return KernelIR(*self._most_recent_or_raise("trace"))
+        return KernelIR(*self._traced(arrays))
 
     @property
     def ir(self):
-        """The KernelIR of the most recent compile (None before any call)."""
-        last = self._last_ir()
-        return None if last is None else KernelIR(*last)
+        """The KernelIR of the most recent trace (see show_ir); None before
+        any."""
+        recent = self._most_recent()
+        return None if recent is None else KernelIR(*recent)
 
     def cache_info(self):
         """Hits, misses, evictions, entries and time spent tracing and
@@ -311,11 +371,34 @@ class Kernel(_picokernel.Kernel):
         return f"<picokernel.Kernel {self.name} backend={self.backend!r}>"
 
 
+class InterpretedKernel(Kernel):
+    """A kernel with backend="numpy": each call runs its Python function on
+    the arrays themselves, every ``ref[...]`` a NumPy load (a copy) or store,
+    nothing compiled (the original picokernel's default backend; a way to
+    debug a kernel with print and pdb). show_ir and lower trace it as the
+    CPU backend compiles it."""
+
+    def __call__(self, *arrays):
+        names = self._param_names
+        if len(arrays) != len(names):
+            raise TypeError(f"{self.name}() takes {len(names)} arrays "
+                            f"({', '.join(names)}) but {len(arrays)} were given")
+        for name, array in zip(names, arrays):
+            if not isinstance(array, np.ndarray):
+                raise TypeError(f"{self.name}() argument '{name}' must be a "
+                                f"numpy.ndarray, got {type(array).__name__}")
+        _interpreter.run(self.__wrapped__, names, arrays)
+
+
 def kernel(fn=None, *, backend="cpu", **options):
     """Decorator: ``@picokernel.kernel`` or ``@picokernel.kernel(backend=...)``.
 
-    Backends: ``"cpu"`` (the default: LLVM JIT for this CPU) and ``"vulkan"``
-    (SPIR-V on a Vulkan device: any GPU driver, or lavapipe on the CPU).
+    Backends: ``"cpu"`` (the default: LLVM JIT for this CPU), ``"vulkan"``
+    (SPIR-V on a Vulkan device: any GPU driver, or lavapipe on the CPU) and
+    ``"numpy"`` (the function run on the arrays by NumPy, nothing compiled:
+    the original picokernel's default, and a way to debug a kernel;
+    ``PK_DISABLE_JIT=1`` in the environment when a kernel is defined makes
+    it its backend).
     Options: ``parallel_threshold`` (CPU: loop iterations from which a kernel
     runs on all cores), ``workgroup_size`` (Vulkan: threads per workgroup),
     ``max_cache_entries`` (compiled variants kept) and ``max_device_bytes``
@@ -351,9 +434,14 @@ def kernel(fn=None, *, backend="cpu", **options):
     return Kernel(fn, backend=backend, **options)
 
 
-def trace_kernel(fn, shapes, dtypes):
-    """Traces ``fn`` for arrays of the given shapes and dtypes (nothing is
-    compiled or run) and returns its KernelIR."""
+def trace_kernel(fn, shapes, dtypes=None):
+    """Traces ``fn`` (a function or a kernel) for arrays of the given shapes
+    and dtypes (float32 where not given, as in the original picokernel;
+    nothing is compiled or run) and returns its KernelIR."""
+    if isinstance(fn, Kernel):
+        fn = fn.__wrapped__
+    if dtypes is None:
+        dtypes = [np.float32] * len(shapes)
     names = _param_names(fn)
     listing, mlir = _picokernel._trace_function(
         fn, getattr(fn, "__name__", "kernel"), names,

@@ -12,6 +12,7 @@
 #include "NumPy.h"
 #include "Tracing.h"
 
+#include "picokernel/Compiler/Registry.h"
 #include "picokernel/Kernel/Kernel.h"
 #include "picokernel/Target/Listing.h"
 
@@ -20,6 +21,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace nb = nanobind;
@@ -390,6 +392,26 @@ private:
   Kernel kernel;
 };
 
+/// The pk module printed as `text` lowered up to `stage` (see
+/// lowerToStage), in a context of its own.
+std::string lowerText(const std::string &text, const std::string &stage) {
+  mlir::DialectRegistry registry;
+  mlir::pk::registerPkCompilerDialects(registry);
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler capture(&context, [&](mlir::Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+  if (!module)
+    throw nb::value_error(
+        ("lower: the module does not parse: " + diagnostics).c_str());
+  nb::gil_scoped_release release;
+  return lowerToStage(*module, stage);
+}
+
 /// Traces `function` for arrays of the given shapes and dtypes.
 std::pair<std::string, std::string>
 traceFunction(nb::callable function, std::string name,
@@ -479,6 +501,8 @@ NB_MODULE(_picokernel, m) {
   m.attr("DEFAULT_MAX_DEVICE_BYTES") = defaults::kMaxDeviceBytes;
 
   m.def("_trace_function", &traceFunction);
+  m.def("_lower_mlir", &lowerText, nb::arg("mlir"), nb::arg("stage"),
+        "The pk module `mlir` (a KernelIR's) lowered up to `stage`.");
   m.def(
       "_user_location",
       [] {

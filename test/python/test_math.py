@@ -71,7 +71,7 @@ def test_integer_inputs_compute_in_float_like_numpy():
     o64 = np.empty(10)
     k(i32, o64)
     np.testing.assert_array_equal(o64, np.sqrt(i32))
-    assert "f64" in k.show_ir(i32, o64)
+    assert "float64" in k.show_ir(i32, o64)
 
 
 def test_numpy_functions_that_are_not_supported():

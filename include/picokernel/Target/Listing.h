@@ -1,14 +1,16 @@
 //===- Listing.h - the seed-style listing of a pk kernel --------*- C++ -*-===//
 //
 // A compact, human-oriented view of a traced kernel in the style of the
-// original picokernel:
+// original picokernel, in its exact format (NumPy's dtype names, sizes
+// separated by commas, a splat constant listed as the scalar it broadcasts,
+// `TRUEDIV` for `/`, no newline after the last line):
 //
 //   kernel fma(a, b, c, o):
-//     v0<4:f32> = LOAD [a]()
-//     v1<4:f32> = LOAD [b]()
-//     v2<4:f32> = MUL(v0, v1)
-//     v3<4:f32> = LOAD [c]()
-//     v4<4:f32> = ADD(v2, v3)
+//     v0<4:float32> = LOAD [a]()
+//     v1<4:float32> = LOAD [b]()
+//     v2<4:float32> = MUL(v0, v1)
+//     v3<4:float32> = LOAD [c]()
+//     v4<4:float32> = ADD(v2, v3)
 //     STORE [o](v4)
 //
 //===----------------------------------------------------------------------===//
@@ -24,8 +26,9 @@
 
 namespace mlir::pk {
 
-/// Prints `kernel` as a listing. Parameter names come from the NameLocs the
-/// tracers attach to the kernel's arguments (`argN` otherwise).
+/// Prints `kernel` as a listing (without a final newline). Parameter names come
+/// from the NameLocs the tracers attach to the kernel's arguments (`argN`
+/// otherwise).
 void printListing(KernelOp kernel, llvm::raw_ostream &os);
 
 /// Registers `--pk-to-listing` with mlir-translate style drivers.
@@ -35,8 +38,9 @@ void registerToListingTranslation();
 
 namespace pk {
 
-/// The listing of every kernel in `module`, one line per operation:
-/// `v2<4:f32> = MUL(v0, v1)`.
+/// The listing of every kernel in `module` (blank lines between kernels),
+/// one line per operation:
+/// `v2<4:float32> = MUL(v0, v1)`.
 std::string listing(mlir::ModuleOp module);
 
 } // namespace pk

@@ -2,6 +2,8 @@
 
 #include "picokernel/Target/Listing.h"
 
+#include "picokernel/Support/DType.h"
+
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -17,26 +19,37 @@ namespace {
 /// Constants longer than this many elements are abbreviated.
 constexpr int64_t kMaxListedElements = 8;
 
-/// `<2x?:f32>` for an array (`?`: a dynamic size), `<index>` for a size.
-void printTypeTag(Type type, llvm::raw_ostream &os) {
+/// NumPy's name of an element type ("float32", "bool"), MLIR's otherwise.
+std::string elementName(Type element) {
+  if (std::optional<::pk::DType> dtype = ::pk::fromMlirType(element))
+    return std::string(::pk::dtypeName(*dtype));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << element;
+  return text;
+}
+
+/// The original picokernel's tag: `<3,5:float32>` for an array (`?`: a
+/// dynamic size), `<:float64>` for a 0-d one, `<index>` for a size.
+/// `scalar`: the array as the scalar it broadcasts (a splat constant).
+void printTypeTag(Type type, bool scalar, llvm::raw_ostream &os) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor) {
     os << "<" << type << ">";
     return;
   }
   os << "<";
-  llvm::interleave(
-      tensor.getShape(), os,
-      [&](int64_t size) {
-        if (ShapedType::isDynamic(size))
-          os << "?";
-        else
-          os << size;
-      },
-      "x");
-  if (tensor.getRank() > 0)
-    os << ":";
-  os << tensor.getElementType() << ">";
+  if (!scalar)
+    llvm::interleave(
+        tensor.getShape(), os,
+        [&](int64_t size) {
+          if (ShapedType::isDynamic(size))
+            os << "?";
+          else
+            os << size;
+        },
+        ",");
+  os << ":" << elementName(tensor.getElementType()) << ">";
 }
 
 void printElements(ElementsAttr value, llvm::raw_ostream &os) {
@@ -125,7 +138,7 @@ void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
   os << "kernel " << kernel.getSymName() << "(";
   llvm::interleaveComma(body.getArguments(), os,
                         [&](BlockArgument arg) { os << names[arg]; });
-  os << "):\n";
+  os << "):";
 
   unsigned nextValue = 0;
   auto operands = [&](Operation &op) {
@@ -138,16 +151,20 @@ void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
   for (Operation &op : body) {
     if (isa<ReturnOp>(op))
       continue;
-    os << "  ";
+    os << "\n  ";
     if (auto store = dyn_cast<StoreOp>(op)) {
       os << "STORE [" << names.lookup(store.getRef()) << "]("
-         << names.lookup(store.getValue()) << ")\n";
+         << names.lookup(store.getValue()) << ")";
       continue;
     }
+    // A splat constant (a Python number, broadcast) lists as the scalar.
+    auto constant = dyn_cast<ConstantOp>(op);
+    auto dense =
+        constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
     for (Value result : op.getResults()) {
       names[result] = "v" + std::to_string(nextValue++);
       os << names[result];
-      printTypeTag(result.getType(), os);
+      printTypeTag(result.getType(), dense && dense.isSplat(), os);
     }
     os << " = ";
     llvm::TypeSwitch<Operation *>(&op)
@@ -182,11 +199,12 @@ void mlir::pk::printListing(KernelOp kernel, llvm::raw_ostream &os) {
           printElements(constant.getValue(), os);
           os << ")";
         })
+        // Python's name for `/` (pk.div divides floats only).
+        .Case([&](DivOp) { os << "TRUEDIV(" << operands(op) << ")"; })
         .Default([&](Operation *other) {
           os << other->getName().stripDialect().upper() << "("
              << operands(*other) << ")";
         });
-    os << "\n";
   }
 }
 
@@ -194,8 +212,11 @@ namespace pk {
 std::string listing(mlir::ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  module.walk(
-      [&](mlir::pk::KernelOp kernel) { mlir::pk::printListing(kernel, os); });
+  module.walk([&](mlir::pk::KernelOp kernel) {
+    if (!text.empty())
+      os << "\n\n";
+    mlir::pk::printListing(kernel, os);
+  });
   return text;
 }
 } // namespace pk
@@ -209,6 +230,7 @@ void mlir::pk::registerToListingTranslation() {
           if (any)
             os << "\n";
           printListing(kernel, os);
+          os << "\n";
           any = true;
         });
         if (!any)

@@ -4,11 +4,11 @@
 
 // Parameter names come from the NameLocs the tracers attach.
 // CHECK-LABEL: kernel fma(a, b, c, o):
-// CHECK-NEXT:   v0<4:f32> = LOAD [a]()
-// CHECK-NEXT:   v1<4:f32> = LOAD [b]()
-// CHECK-NEXT:   v2<4:f32> = MUL(v0, v1)
-// CHECK-NEXT:   v3<4:f32> = LOAD [c]()
-// CHECK-NEXT:   v4<4:f32> = ADD(v2, v3)
+// CHECK-NEXT:   v0<4:float32> = LOAD [a]()
+// CHECK-NEXT:   v1<4:float32> = LOAD [b]()
+// CHECK-NEXT:   v2<4:float32> = MUL(v0, v1)
+// CHECK-NEXT:   v3<4:float32> = LOAD [c]()
+// CHECK-NEXT:   v4<4:float32> = ADD(v2, v3)
 // CHECK-NEXT:   STORE [o](v4)
 pk.kernel @fma(%a: !pk.ref<4xf32> loc("a"), %b: !pk.ref<4xf32> loc("b"),
                %c: !pk.ref<4xf32> loc("c"), %o: !pk.ref<4xf32> loc("o")) {
@@ -23,16 +23,16 @@ pk.kernel @fma(%a: !pk.ref<4xf32> loc("a"), %b: !pk.ref<4xf32> loc("b"),
 
 // Without names the parameters are argN; every op kind has its mnemonic.
 // CHECK-LABEL: kernel all_ops(arg0, arg1, arg2):
-// CHECK-NEXT:   v0<2x3:f64> = LOAD [arg0]()
-// CHECK-NEXT:   v1<3:f64> = LOAD [arg1]()
-// CHECK-NEXT:   v2<2x3:f64> = BROADCAST(v1)
-// CHECK-NEXT:   v3<2x3:f64> = SUB(v0, v2)
-// CHECK-NEXT:   v4<2x3:f64> = NEG(v3)
-// CHECK-NEXT:   v5<3:f64> = CONST([1.0, 2.5, -3.0])
-// CHECK-NEXT:   v6<2:f64> = MATMUL(v4, v5)
-// CHECK-NEXT:   v7<2:f64> = CONST(0.5)
-// CHECK-NEXT:   v8<2:f64> = DIV(v6, v7)
-// CHECK-NEXT:   v9<2:f32> = CAST(v8)
+// CHECK-NEXT:   v0<2,3:float64> = LOAD [arg0]()
+// CHECK-NEXT:   v1<3:float64> = LOAD [arg1]()
+// CHECK-NEXT:   v2<2,3:float64> = BROADCAST(v1)
+// CHECK-NEXT:   v3<2,3:float64> = SUB(v0, v2)
+// CHECK-NEXT:   v4<2,3:float64> = NEG(v3)
+// CHECK-NEXT:   v5<3:float64> = CONST([1.0, 2.5, -3.0])
+// CHECK-NEXT:   v6<2:float64> = MATMUL(v4, v5)
+// CHECK-NEXT:   v7<:float64> = CONST(0.5)
+// CHECK-NEXT:   v8<2:float64> = TRUEDIV(v6, v7)
+// CHECK-NEXT:   v9<2:float32> = CAST(v8)
 // CHECK-NEXT:   STORE [arg2](v9)
 pk.kernel @all_ops(%x: !pk.ref<2x3xf64>, %v: !pk.ref<3xf64>, %o: !pk.ref<2xf32>) {
   %0 = pk.load %x : !pk.ref<2x3xf64> -> tensor<2x3xf64>
@@ -51,9 +51,9 @@ pk.kernel @all_ops(%x: !pk.ref<2x3xf64>, %v: !pk.ref<3xf64>, %o: !pk.ref<2xf32>)
 
 // Long constants are abbreviated; booleans and scalars read naturally.
 // CHECK-LABEL: kernel constants(arg0, arg1):
-// CHECK-NEXT:   v0<10:i32> = CONST([0, 1, 2, 3, 4, 5, 6, 7, ...])
+// CHECK-NEXT:   v0<10:int32> = CONST([0, 1, 2, 3, 4, 5, 6, 7, ...])
 // CHECK-NEXT:   STORE [arg0](v0)
-// CHECK-NEXT:   v1<i1> = CONST(true)
+// CHECK-NEXT:   v1<:bool> = CONST(true)
 // CHECK-NEXT:   STORE [arg1](v1)
 pk.kernel @constants(%o: !pk.ref<10xi32>, %m: !pk.ref<i1>) {
   %0 = pk.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]> : tensor<10xi32>
@@ -68,10 +68,10 @@ pk.kernel @constants(%o: !pk.ref<10xi32>, %m: !pk.ref<i1>) {
 // Dynamic sizes print as `?`; pk.dim names its dimension.
 // CHECK-LABEL: kernel dynamic(x, o):
 // CHECK-NEXT:   v0<index> = DIM(x)[0]
-// CHECK-NEXT:   v1<?x4:f32> = LOAD [x]()
-// CHECK-NEXT:   v2<f32> = CONST(2.0)
-// CHECK-NEXT:   v3<?x4:f32> = BROADCAST(v2, v0)
-// CHECK-NEXT:   v4<?x4:f32> = MUL(v1, v3)
+// CHECK-NEXT:   v1<?,4:float32> = LOAD [x]()
+// CHECK-NEXT:   v2<:float32> = CONST(2.0)
+// CHECK-NEXT:   v3<?,4:float32> = BROADCAST(v2, v0)
+// CHECK-NEXT:   v4<?,4:float32> = MUL(v1, v3)
 // CHECK-NEXT:   STORE [o](v4)
 pk.kernel @dynamic(%x: !pk.ref<?x4xf32> loc("x"), %o: !pk.ref<?x4xf32> loc("o")) {
   %n = pk.dim %x[0] : !pk.ref<?x4xf32>
@@ -87,12 +87,12 @@ pk.kernel @dynamic(%x: !pk.ref<?x4xf32> loc("x"), %o: !pk.ref<?x4xf32> loc("o"))
 // CHECK-LABEL: kernel stencil(arg0, arg1):
 // CHECK-NEXT:   v0<index> = DIM(arg0)[0]
 // CHECK-NEXT:   v1<index> = SLICE_SIZE(v0)[2::1]
-// CHECK-NEXT:   v2<?:f32> = LOAD [arg0]()
-// CHECK-NEXT:   v3<?:f32> = SLICE(v2)[0:0+v1]
-// CHECK-NEXT:   v4<?:f32> = SLICE(v2)[2:2+v1]
-// CHECK-NEXT:   v5<?:f32> = ADD(v3, v4)
-// CHECK-NEXT:   v6<?:f32> = LOAD [arg1]()
-// CHECK-NEXT:   v7<?:f32> = INSERT_SLICE(v5, v6)[1:1+v1]
+// CHECK-NEXT:   v2<?:float32> = LOAD [arg0]()
+// CHECK-NEXT:   v3<?:float32> = SLICE(v2)[0:0+v1]
+// CHECK-NEXT:   v4<?:float32> = SLICE(v2)[2:2+v1]
+// CHECK-NEXT:   v5<?:float32> = ADD(v3, v4)
+// CHECK-NEXT:   v6<?:float32> = LOAD [arg1]()
+// CHECK-NEXT:   v7<?:float32> = INSERT_SLICE(v5, v6)[1:1+v1]
 // CHECK-NEXT:   STORE [arg1](v7)
 pk.kernel @stencil(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
   %n = pk.dim %x[0] : !pk.ref<?xf32>
