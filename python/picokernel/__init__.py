@@ -264,7 +264,12 @@ def _jit_disabled():
 
 class Kernel(_picokernel.Kernel):
     """A compiled kernel. Call it with NumPy arrays, the output last:
-    ``k(a, b, o)`` writes into ``o`` and returns None."""
+    ``k(a, b, o)`` writes into ``o`` and returns None; or by parameter name,
+    ``k(a, b, o=o)``. Arguments the kernel only reads may be array-likes,
+    converted by NumPy once per call: Python numbers and NumPy scalars (0-d
+    arrays: a Python float is float64, an int int64), lists, objects with
+    ``__array__`` or ``__dlpack__``; an argument it writes must be a
+    writable NumPy array."""
 
     def __new__(cls, fn, *, backend="cpu", **options):
         # backend="numpy" (or PK_DISABLE_JIT=1): a kernel that interprets.
@@ -378,16 +383,19 @@ class InterpretedKernel(Kernel):
     debug a kernel with print and pdb). show_ir and lower trace it as the
     CPU backend compiles it."""
 
-    def __call__(self, *arrays):
+    def __call__(self, *args, **named):
         names = self._param_names
-        if len(arrays) != len(names):
+        if named:
+            args = _picokernel._bind_keywords(self.name, names, args, named)
+        elif len(args) != len(names):
             raise TypeError(f"{self.name}() takes {len(names)} arrays "
-                            f"({', '.join(names)}) but {len(arrays)} were given")
-        for name, array in zip(names, arrays):
-            if not isinstance(array, np.ndarray):
-                raise TypeError(f"{self.name}() argument '{name}' must be a "
-                                f"numpy.ndarray, got {type(array).__name__}")
-        _interpreter.run(self.__wrapped__, names, arrays)
+                            f"({', '.join(names)}), got {len(args)}")
+        arrays = [arg if isinstance(arg, np.ndarray)
+                  else _picokernel._as_array(arg, name)
+                  for name, arg in zip(names, args)]
+        converted = [None if isinstance(arg, np.ndarray) else type(arg)
+                     for arg in args]
+        _interpreter.run(self.__wrapped__, names, arrays, converted)
 
 
 def kernel(fn=None, *, backend="cpu", **options):

@@ -31,11 +31,14 @@ class InterpretedRef:
     """A kernel parameter over a NumPy array: `ref[...]` loads a copy,
     `ref[...] = value` stores into the array."""
 
-    __slots__ = ("_array", "name")
+    __slots__ = ("_array", "name", "_converted_from")
 
-    def __init__(self, array, name):
+    def __init__(self, array, name, converted_from=None):
         self._array = array
         self.name = name
+        # The type of the argument NumPy converted (a list, a number), if
+        # any: the kernel may only read it.
+        self._converted_from = converted_from
 
     shape = property(lambda self: self._array.shape)
     dtype = property(lambda self: self._array.dtype)
@@ -45,6 +48,10 @@ class InterpretedRef:
         return np.array(self._array[key], copy=True)
 
     def __setitem__(self, key, value):
+        if self._converted_from is not None:
+            raise TypeError(
+                f"argument '{self.name}' must be a writable numpy.ndarray: the "
+                f"kernel writes to it (got {self._converted_from.__name__})")
         source = _weak_dtype(value)
         if not np.can_cast(source, self._array.dtype, "same_kind"):
             raise TypeError(
@@ -57,9 +64,12 @@ class InterpretedRef:
         return f"<picokernel.Ref {self.name} (interpreted)>"
 
 
-def run(function, names, arrays):
-    """Runs the kernel `function` on `arrays` (one per parameter name)."""
-    refs = [InterpretedRef(array, name) for name, array in zip(names, arrays)]
+def run(function, names, arrays, converted_from=None):
+    """Runs the kernel `function` on `arrays` (one per parameter name;
+    `converted_from`: the types of those NumPy converted, None for arrays)."""
+    converted_from = converted_from or [None] * len(arrays)
+    refs = [InterpretedRef(array, name, source)
+            for name, array, source in zip(names, arrays, converted_from)]
     with np.errstate(all="ignore"):
         function(*refs)
 

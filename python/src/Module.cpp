@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #define PICOKERNEL_PYTHON_IMPORTS_NUMPY
+#include "Arguments.h"
 #include "Errors.h"
 #include "NumPy.h"
 #include "Tracing.h"
@@ -61,15 +62,13 @@ public:
       PyErr_SetString(PyExc_TypeError, "the kernel is not initialized");
       return nullptr;
     }
-    if (kwargs && PyDict_GET_SIZE(kwargs) != 0) {
-      PyErr_Format(PyExc_TypeError,
-                   "%s() takes its arrays as positional arguments, not as "
-                   "keywords",
-                   nb::inst_ptr<PyKernel>(self)->name().c_str());
-      return nullptr;
-    }
     try {
-      nb::inst_ptr<PyKernel>(self)->call(nb::borrow<nb::args>(args));
+      PyKernel *kernel = nb::inst_ptr<PyKernel>(self);
+      if (kwargs && PyDict_GET_SIZE(kwargs) != 0)
+        kernel->call(
+            bindKeywords(kernel->name(), kernel->paramNames, args, kwargs));
+      else
+        kernel->call(nb::borrow<nb::args>(args));
     } catch (...) {
       raisePythonError();
       return nullptr;
@@ -97,11 +96,7 @@ public:
     for (size_t i = 0; i < count; ++i) {
       PyObject *object = args[i].ptr();
       if (!PyArray_Check(object))
-        throw nb::type_error(
-            ("argument '" + paramNames[i] + "' of " + kernel.name() +
-             "() must be a numpy.ndarray, got " +
-             nb::cast<std::string>(nb::type_name(args[i].type())))
-                .c_str());
+        return callOnArrayLikes(args);
       totalDims += PyArray_NDIM((PyArrayObject *)object);
       bytes += PyArray_NBYTES((PyArrayObject *)object);
     }
@@ -252,6 +247,30 @@ private:
     for (const std::string &name : paramNames)
       text += (text.empty() ? "" : ", ") + name;
     return text;
+  }
+
+  /// A call with arguments that are not NumPy arrays: each converted once
+  /// (asArray), for the kernel to read; one it writes must be an array.
+  void callOnArrayLikes(nb::args args) {
+    nb::list arrays;
+    std::vector<bool> converted(args.size(), false);
+    for (size_t i = 0; i < args.size(); ++i) {
+      converted[i] = !PyArray_Check(args[i].ptr());
+      arrays.append(converted[i] ? asArray(args[i], paramNames[i])
+                                 : nb::borrow(args[i]));
+    }
+    auto asArrays = nb::borrow<nb::args>(nb::tuple(arrays));
+    std::vector<bool> written = writtenOf(asArrays);
+    for (size_t i = 0; i < args.size(); ++i)
+      if (converted[i] && written[i])
+        throw nb::type_error(
+            ("argument '" + paramNames[i] +
+             "' must be a writable "
+             "numpy.ndarray: kernel '" +
+             name() + "' writes to it (got " +
+             nb::cast<std::string>(nb::type_name(args[i].type())) + ")")
+                .c_str());
+    call(asArrays);
   }
 
   /// NumPy's answer for arrays the compiled code cannot take as they are
@@ -501,6 +520,14 @@ NB_MODULE(_picokernel, m) {
   m.attr("DEFAULT_MAX_DEVICE_BYTES") = defaults::kMaxDeviceBytes;
 
   m.def("_trace_function", &traceFunction);
+  m.def(
+      "_bind_keywords",
+      [](const std::string &name, const std::vector<std::string> &params,
+         nb::tuple args,
+         nb::dict kwargs) { return bindKeywords(name, params, args, kwargs); },
+      "A call's arguments in parameter order (see Kernel.__call__).");
+  m.def("_as_array", &asArray,
+        "An argument that is not a NumPy array as one (see Kernel.__call__).");
   m.def("_lower_mlir", &lowerText, nb::arg("mlir"), nb::arg("stage"),
         "The pk module `mlir` (a KernelIR's) lowered up to `stage`.");
   m.def(

@@ -70,10 +70,13 @@ def test_arguments_are_checked():
 
     assert copy.backend == "numpy" and isinstance(copy, picokernel.InterpretedKernel)
     assert "backend='numpy'" in repr(copy)
-    with pytest.raises(TypeError, match=r"takes 2 arrays \(x, o\) but 1"):
+    with pytest.raises(TypeError, match=r"takes 2 arrays \(x, o\), got 1"):
         copy(np.ones(2))
-    with pytest.raises(TypeError, match="argument 'x' must be a numpy.ndarray, got list"):
-        copy([1.0, 2.0], np.zeros(2))
+    with pytest.raises(TypeError, match="argument 'o' must be a writable numpy.ndarray"):
+        copy([1.0, 2.0], [0.0, 0.0])
+    o = np.zeros(2)
+    copy([1.0, 2.0], o=o)  # (array-likes and keywords: test_api_arguments.py)
+    assert o.tolist() == [1.0, 2.0]
     with pytest.raises(ValueError, match="unknown backend 'gpu'"):
         picokernel.kernel(copy.__wrapped__, backend="gpu")
 
