@@ -247,13 +247,13 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
       }
       try {
         const Executable &compiled = variants.lookup(dynamic, [&](KeyView) {
-          if (logCompiles())
-            logCompile(dynamic, "dynamic sizes: " + reason);
+          logCompile(dynamic, "dynamic sizes: " + reason);
           {
             std::lock_guard<std::mutex> lock(patternsMutex);
             dynamicSources[dynamic] = {Key(view.begin(), view.end()), mask};
           }
-          return finishCompile(*context, *traced.module, traced.seconds);
+          return finishCompile(*context, *traced.module, traced.seconds,
+                               dynamic);
         });
         publishMask(pattern, mask, /*add=*/true);
         return &compiled;

@@ -2,6 +2,8 @@
 
 #include "GuardCache.h"
 
+#include "picokernel/Support/Log.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
@@ -227,10 +229,19 @@ void GuardCache::evictLeastRecentlyUsed(const CacheEntry *keep) {
     }
     if (victim == entries.end())
       return;
-    deviceBytesHeld -= victim->second->deviceBytes;
+    uint64_t deviceBytes = victim->second->deviceBytes;
+    deviceBytesHeld -= deviceBytes;
     entries.erase(victim);
     generation.fetch_add(1, std::memory_order_release);
     evictionCount.fetch_add(1, std::memory_order_relaxed);
+    logRecord(LogLevel::Info,
+              "evicted the least recently used variant of kernel '" +
+                  kernelName + "'" +
+                  (deviceBytes ? " (" + std::to_string(deviceBytes) +
+                                     " bytes of device buffers)"
+                               : std::string()) +
+                  ": " + std::to_string(entries.size()) +
+                  " variants kept, at most " + std::to_string(maxEntries));
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include "KernelCache.h"
 
+#include "picokernel/Support/Log.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -22,13 +24,6 @@ std::shared_ptr<CompileContext> CompileContexts::acquire() {
   return instance.current;
 }
 
-/// Read on every miss (misses are rare), so tests and long-running
-/// programs can switch logging on and off.
-bool logCompiles() {
-  const char *value = std::getenv("PK_LOG_COMPILES");
-  return value && *value && std::string(value) != "0";
-}
-
 mlir::OwningOpRef<mlir::ModuleOp>
 KernelCache::traceFor(const Signature &signature, mlir::MLIRContext &context,
                       bool *readSizes, bool forGeneralizing) const {
@@ -45,8 +40,8 @@ KernelCache::traceFor(const Signature &signature, mlir::MLIRContext &context,
 }
 
 void KernelCache::logCompile(KeyView key, const std::string &why) const {
-  llvm::errs() << "picokernel: compiling kernel '" << name << "' for ("
-               << describeKey(key, paramNames) << "): " << why << "\n";
+  logRecord(LogLevel::Info, "compiling kernel '" + name + "' for (" +
+                                describeKey(key, paramNames) + "): " + why);
 }
 
 /// Traces and compiles the variant for `arrays` (whose key follows
@@ -58,20 +53,19 @@ KernelCache::compile(std::span<const ArrayView> arrays,
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   Signature sig = signature(arrays, aliasOf);
-  if (logCompiles())
-    logCompile(key,
-               explainKeyChange(previous, key, paramNames) +
-                   (whyStatic.empty() ? "" : "; static sizes: " + whyStatic));
+  logCompile(key,
+             explainKeyChange(previous, key, paramNames) +
+                 (whyStatic.empty() ? "" : "; static sizes: " + whyStatic));
   std::shared_ptr<CompileContext> context = CompileContexts::acquire();
   mlir::OwningOpRef<mlir::ModuleOp> module = traceFor(sig, context->context);
   double traced = std::chrono::duration<double>(Clock::now() - start).count();
-  return finishCompile(*context, *module, traced);
+  return finishCompile(*context, *module, traced, key);
 }
 
 /// Compiles a traced module (`traced`: the seconds its tracing took).
 std::shared_ptr<const Executable>
 KernelCache::finishCompile(CompileContext &context, mlir::ModuleOp module,
-                           double traced) {
+                           double traced, KeyView key) {
   std::shared_ptr<const Executable> compiled =
       options.backend == Backend::Vulkan
           ? std::shared_ptr<const Executable>(
@@ -80,6 +74,21 @@ KernelCache::finishCompile(CompileContext &context, mlir::ModuleOp module,
                 CompiledKernel::compile(module, withPipelines(context)));
   if (compiled->loadedFromDiskCache())
     diskLoads.fetch_add(1, std::memory_order_relaxed);
+  auto milliseconds = [](double seconds) {
+    return std::to_string(int64_t(seconds * 1e3 + 0.5)) + " ms";
+  };
+  const CompileTimes &times = compiled->times();
+  logRecord(
+      LogLevel::Info,
+      (compiled->loadedFromDiskCache() ? "loaded kernel '"
+                                       : "compiled kernel '") +
+          name + "' for (" + describeKey(key, paramNames) + ")" +
+          (compiled->loadedFromDiskCache() ? " from the disk cache" : "") +
+          " in " +
+          milliseconds(traced + times.pipelineSeconds + times.codegenSeconds) +
+          " (trace " + milliseconds(traced) + ", pipeline " +
+          milliseconds(times.pipelineSeconds) + ", code generation " +
+          milliseconds(times.codegenSeconds) + ")");
   std::lock_guard<std::mutex> lock(statsMutex);
   traceSeconds += traced;
   pipelineSeconds += compiled->times().pipelineSeconds;

@@ -60,9 +60,6 @@ private:
   unsigned uses = 0;
 };
 
-/// Whether PK_LOG_COMPILES asks for a line per compile.
-bool logCompiles();
-
 /// A dynamic-sizes module for a call, or why the kernel stays static.
 struct DynamicTrace {
   mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -129,7 +126,7 @@ public:
     return compile;
   }
 
-  /// Logs a compile of the variant for `key` (PK_LOG_COMPILES).
+  /// Logs a compile of the variant for `key`, and why (Support/Log.h).
   void logCompile(KeyView key, const std::string &why) const;
 
   /// Traces and compiles the variant for `arrays` (whose key follows
@@ -140,8 +137,9 @@ public:
                                             const std::string &whyStatic);
 
   /// Compiles a traced module (`traced`: the seconds its tracing took).
-  std::shared_ptr<const Executable>
-  finishCompile(CompileContext &context, mlir::ModuleOp module, double traced);
+  std::shared_ptr<const Executable> finishCompile(CompileContext &context,
+                                                  mlir::ModuleOp module,
+                                                  double traced, KeyView key);
 
   /// The compiled kernel for `arrays`, and each array's parameter index;
   /// null on a miss unless `mayCompile`.

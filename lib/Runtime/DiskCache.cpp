@@ -2,6 +2,8 @@
 
 #include "picokernel/Runtime/DiskCache.h"
 
+#include "picokernel/Support/Log.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -61,8 +63,9 @@ std::string distrust(const struct stat &status) {
 void discardUntrusted(const std::string &path, const std::string &why) {
   static std::once_flag once;
   std::call_once(once, [&] {
-    llvm::errs() << "picokernel: ignoring the disk cache entry " << path << ": "
-                 << why << " (entries are machine code)\n";
+    logRecord(LogLevel::Warning, "ignoring the disk cache entry " + path +
+                                     ": " + why +
+                                     " (entries are machine code)");
   });
   ::unlink(path.c_str());
 }
@@ -133,9 +136,10 @@ bool cacheEnabled() {
     return false;
   if (!(text.empty() || text == "1" || text == "true" || text == "on" ||
         text == "yes"))
-    llvm::errs() << "picokernel: PK_CACHE=" << value
-                 << " is not one of 0/1, false/true, off/on, no/yes; the "
-                    "disk cache stays on\n";
+    logRecord(LogLevel::Warning,
+              "PK_CACHE=" + std::string(value) +
+                  " is not one of 0/1, false/true, off/on, no/yes; the disk "
+                  "cache stays on");
   return true;
 }
 
@@ -149,10 +153,10 @@ uint64_t maxMegabytes() {
   uint64_t megabytes = 0;
   if (llvm::StringRef(value).trim().getAsInteger(10, megabytes) ||
       megabytes > kLargest) {
-    llvm::errs() << "picokernel: PK_CACHE_MAX_MB=" << value
-                 << " is not a whole number of megabytes from 0 to 2^30; "
-                    "using "
-                 << kDefault << "\n";
+    logRecord(LogLevel::Warning,
+              "PK_CACHE_MAX_MB=" + std::string(value) +
+                  " is not a whole number of megabytes from 0 to 2^30; using " +
+                  std::to_string(kDefault));
     return kDefault;
   }
   return megabytes;
@@ -173,8 +177,7 @@ DiskCache *DiskCache::fromEnvironment() {
     std::string whyNot;
     cache = open(directory, maxMegabytes() << 20, whyNot);
     if (!cache)
-      llvm::errs() << "picokernel: not using the disk cache: " << whyNot
-                   << "\n";
+      logRecord(LogLevel::Warning, "not using the disk cache: " + whyNot);
   });
   return cache.get();
 }

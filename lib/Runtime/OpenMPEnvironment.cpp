@@ -2,6 +2,8 @@
 
 #include "OpenMPEnvironment.h"
 
+#include "picokernel/Support/Log.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -71,11 +73,12 @@ void prepareOpenMPEnvironment() {
     const char *value = std::getenv("OMP_NUM_THREADS");
     if (!value || isValidThreadCountList(value))
       return;
-    std::fprintf(stderr,
-                 "picokernel: ignoring OMP_NUM_THREADS='%s' (not a list of "
-                 "thread counts from 1 to %lld, on which the OpenMP runtime "
-                 "would abort): kernels use every core\n",
-                 value, static_cast<long long>(kMaxOpenMPThreads));
+    logRecord(LogLevel::Warning,
+              "ignoring OMP_NUM_THREADS='" + std::string(value) +
+                  "' (not a list of thread counts from 1 to " +
+                  std::to_string(kMaxOpenMPThreads) +
+                  ", on which the OpenMP runtime would abort): kernels use "
+                  "every core");
     unsetenv("OMP_NUM_THREADS");
   });
 }

@@ -21,15 +21,66 @@ dtypes run the compiled code directly.
     print(fma.show_ir(a, b, c, o))
 """
 
+import atexit
 import inspect
+import logging
 import operator
 import os
+import sys
 from collections import namedtuple
 
 import numpy as np
 
 from . import _interpreter, _picokernel
 from ._picokernel import Ref, Value
+
+
+# Logging: every compile and its reason, disk-cache loads and evictions at
+# INFO, and warnings, go to the "picokernel" logger (the C++ runtime queues
+# them; calls hand them over as they return). PK_LOG_COMPILES=1 shows the
+# INFO records on stderr whatever the logger's level; warnings reach
+# stderr as Python's do when logging is not configured.
+_logger = logging.getLogger("picokernel")
+
+
+def _log_compiles():
+    return os.environ.get("PK_LOG_COMPILES", "") not in ("", "0")
+
+
+class _StderrHandler(logging.Handler):
+    """picokernel's records on sys.stderr, as "picokernel: message": INFO
+    records with PK_LOG_COMPILES=1, warnings where logging has no handler
+    of its own (as Python's last-resort handler would print them)."""
+
+    def emit(self, record):
+        if record.levelno >= logging.WARNING:
+            if logging.getLogger().handlers or len(_logger.handlers) > 1:
+                return
+        elif not _log_compiles() or (logging.getLogger().handlers
+                                     and _logger.isEnabledFor(logging.INFO)):
+            return  # (configured logging shows it)
+        try:
+            sys.stderr.write(f"picokernel: {record.getMessage()}\n")
+        except Exception:
+            self.handleError(record)
+
+
+_logger.addHandler(_StderrHandler())
+
+
+def _log_record(level, message):
+    """Logs one of the runtime's records ("info" or "warning")."""
+    if level == "warning":
+        _logger.warning(message)
+    elif _log_compiles():
+        # Asked for on stderr: past the logger's level too.
+        _logger.handle(_logger.makeRecord(_logger.name, logging.INFO,
+                                          "(picokernel)", 0, message, None, None))
+    else:
+        _logger.info(message)
+
+
+atexit.register(lambda: _picokernel._flush_log())
 
 
 def _traced_or_numpy(name, traced, numpy_function):

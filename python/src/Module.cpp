@@ -10,6 +10,7 @@
 #define PICOKERNEL_PYTHON_IMPORTS_NUMPY
 #include "Arguments.h"
 #include "Errors.h"
+#include "Logging.h"
 #include "NumPy.h"
 #include "Tracing.h"
 
@@ -70,9 +71,11 @@ public:
       else
         kernel->call(nb::borrow<nb::args>(args));
     } catch (...) {
+      flushLogRecords();
       raisePythonError();
       return nullptr;
     }
+    flushLogRecords();
     Py_RETURN_NONE;
   }
 
@@ -485,6 +488,9 @@ NB_MODULE(_picokernel, m) {
   nb::register_exception_translator(translateErrors);
 
   bindTracing(m);
+  installLogSink();
+  m.def("_flush_log", &flushLogRecords,
+        "Hands picokernel's queued log records to logging.");
 
   static PyType_Slot kernelSlots[] = {
       {Py_tp_traverse, (void *)PyKernel::traverse},

@@ -11,9 +11,9 @@
 // it; a miss traces the kernel for these arrays, compiles it and caches it.
 // The cache is thread-safe (each key is compiled once, however many threads
 // ask at the same time), bounded (least recently used entries are evicted)
-// and counts hits, misses and compile time. With PK_LOG_COMPILES=1 in the
-// environment every compile is logged on stderr with the reason: which
-// argument's shape or dtype differs from the previous compile.
+// and counts hits, misses and compile time. Every compile is a log record
+// (Support/Log.h: on stderr with PK_LOG_COMPILES=1) with the reason, which
+// argument's shape or dtype differs from the previous compile, and its time.
 //
 // Arrays are C-contiguous. The same array may be passed for several
 // parameters (the output may be an input: `o[...] = expr` semantics);

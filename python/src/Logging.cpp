@@ -1,0 +1,62 @@
+//===- Logging.cpp - picokernel's log records to Python's logging ---------===//
+
+#include "Logging.h"
+
+#include "picokernel/Support/Log.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace pk::python {
+namespace {
+
+struct Queue {
+  std::mutex mutex;
+  std::vector<std::pair<LogLevel, std::string>> records;
+  std::atomic<bool> pending{false};
+};
+
+Queue &queue() {
+  static Queue *records = new Queue; // used until exit, by any thread
+  return *records;
+}
+
+} // namespace
+
+void installLogSink() {
+  setLogSink([](LogLevel level, const std::string &message) {
+    Queue &q = queue();
+    std::lock_guard<std::mutex> lock(q.mutex);
+    q.records.emplace_back(level, message);
+    q.pending.store(true, std::memory_order_release);
+  });
+}
+
+void flushLogRecords() {
+  Queue &q = queue();
+  if (!q.pending.load(std::memory_order_acquire))
+    return;
+  std::vector<std::pair<LogLevel, std::string>> records;
+  {
+    std::lock_guard<std::mutex> lock(q.mutex);
+    records.swap(q.records);
+    q.pending.store(false, std::memory_order_release);
+  }
+  try {
+    nb::object log = nb::module_::import_("picokernel").attr("_log_record");
+    for (auto &[level, message] : records)
+      log(level == LogLevel::Warning ? "warning" : "info", message);
+  } catch (nb::python_error &error) {
+    error.discard_as_unraisable("picokernel's logging");
+  }
+}
+
+} // namespace pk::python
