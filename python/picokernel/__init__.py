@@ -353,8 +353,14 @@ class Kernel(_picokernel.Kernel):
         self.backend = backend
         self.dynamic = dynamic
         self.__name__ = self.name
+        self.__qualname__ = getattr(fn, "__qualname__", self.name)
+        self.__module__ = getattr(fn, "__module__", None)
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
+        self._options = dict(backend=backend, parallel_threshold=parallel_threshold,
+                             max_cache_entries=max_cache_entries,
+                             workgroup_size=workgroup_size,
+                             max_device_bytes=max_device_bytes, dynamic=dynamic)
         self._param_names = names
         self._recent = None
 
@@ -424,7 +430,23 @@ class Kernel(_picokernel.Kernel):
         return CacheInfo(**self._cache_info())
 
     def __repr__(self):
-        return f"<picokernel.Kernel {self.name} backend={self.backend!r}>"
+        kind = type(self).__name__
+        return f"<picokernel.{kind} {self.__qualname__} backend={self.backend!r}>"
+
+    def __reduce__(self):
+        # By reference, as functions pickle, where the kernel is its
+        # module's global of that name (a decorated function); else as its
+        # function and options (a local or lambda function then pickles
+        # only with cloudpickle, as Dask's and Ray's schedulers do). Its
+        # compiled variants are not pickled: a new process compiles (or
+        # loads from the disk cache) its own.
+        module = sys.modules.get(self.__module__ or "")
+        found = module
+        for part in self.__qualname__.split("."):
+            found = getattr(found, part, None)
+        if found is self:
+            return self.__qualname__
+        return (_rebuild_kernel, (self.__wrapped__, self._options))
 
 
 class InterpretedKernel(Kernel):
@@ -447,6 +469,10 @@ class InterpretedKernel(Kernel):
         converted = [None if isinstance(arg, np.ndarray) else type(arg)
                      for arg in args]
         _interpreter.run(self.__wrapped__, names, arrays, converted)
+
+
+def _rebuild_kernel(fn, options):
+    return Kernel(fn, **options)
 
 
 def kernel(fn=None, *, backend="cpu", **options):
