@@ -5,6 +5,7 @@
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Compiler/TargetMachine.h"
 #include "picokernel/Config.h"
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Runtime/DiskCache.h"
 #include "picokernel/Support/Diagnostics.h"
 
@@ -16,6 +17,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
@@ -23,6 +26,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/Error.h"
@@ -196,15 +200,64 @@ void runCpuPipeline(mlir::ModuleOp module, const CompileOptions &options,
 }
 } // namespace
 
+/// After the pipeline's stages, what LLVM makes of the LLVM dialect for
+/// this CPU, as the JIT makes it.
+constexpr const char *kLLVMIRStage = "llvmir", *kAssemblyStage = "asm";
+
 const std::vector<std::string> &stageNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> all = {"pk"};
     for (const std::string &stage : mlir::pk::cpuStageNames())
       all.push_back(stage);
+    all.push_back(kLLVMIRStage);
+    all.push_back(kAssemblyStage);
     return all;
   }();
   return names;
 }
+
+namespace {
+/// `module`, in the LLVM dialect, optimized by LLVM for this CPU as the JIT
+/// optimizes it (only the kernels' C interfaces, `entryPoints`, kept
+/// external, the rest inlined into them): LLVM IR,
+/// or (`assembly`) the host's assembly.
+std::string machineCode(mlir::ModuleOp module, const CompileOptions &options,
+                        llvm::ArrayRef<std::string> entryPoints,
+                        bool assembly) {
+  mlir::pk::TargetMachineOptions host;
+  host.optLevel = options.optLevel;
+  host.jit = true;
+  auto machine = mlir::pk::createTargetMachine(host);
+  if (!machine)
+    throw CompileError("lower: cannot create a target machine: " +
+                       errorText(machine.takeError()));
+  DiagnosticCollector diagnostics(module.getContext());
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> translated =
+      mlir::pk::translateToLLVMIR(module, context, **machine);
+  if (!translated)
+    throw CompileError("lower: " + diagnostics.text());
+  llvm::internalizeModule(*translated, [&](const llvm::GlobalValue &value) {
+    return llvm::is_contained(entryPoints, value.getName().str());
+  });
+  mlir::pk::optimizeLLVMModule(*translated, **machine, options.optLevel,
+                               libmvecLoaded);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (!assembly) {
+    translated->print(os, nullptr);
+    return text;
+  }
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream out(buffer);
+  llvm::legacy::PassManager codegen;
+  if ((*machine)->addPassesToEmitFile(codegen, out, nullptr,
+                                      llvm::CodeGenFileType::AssemblyFile))
+    throw CompileError("lower: LLVM cannot print this target's assembly");
+  codegen.run(*translated);
+  return std::string(buffer.str());
+}
+} // namespace
 
 std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
                          const CompileOptions &options) {
@@ -219,8 +272,17 @@ std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
   }
   mlir::pk::prepareContextForCompilation(*module.getContext());
   mlir::OwningOpRef<mlir::ModuleOp> copy(module.clone());
+  bool machineStage = stage == kLLVMIRStage || stage == kAssemblyStage;
+  std::vector<std::string> entryPoints;
+  copy->walk([&](mlir::pk::KernelOp kernel) {
+    // (ExecutionEngine's packed wrapper of it is the JIT's own.)
+    entryPoints.push_back(("_mlir_ciface_" + kernel.getSymName()).str());
+  });
   if (stage != names.front())
-    runCpuPipeline(*copy, options, "stage '" + stage + "'", stage);
+    runCpuPipeline(*copy, options, "stage '" + stage + "'",
+                   machineStage ? llvm::StringRef() : llvm::StringRef(stage));
+  if (machineStage)
+    return machineCode(*copy, options, entryPoints, stage == kAssemblyStage);
   std::string text;
   llvm::raw_string_ostream os(text);
   copy->print(os);
@@ -354,8 +416,12 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
     libraries.push_back(openMPRuntime());
   engineOptions.sharedLibPaths = libraries;
   engineOptions.enableObjectDump = disk != nullptr;
-  engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
+  // PK_PERF=1: kernels by name in `perf report`, and in debuggers (LLVM's
+  // perf and GDB JIT listeners).
+  const char *perf = std::getenv("PK_PERF");
+  bool listeners = perf && *perf && std::string_view(perf) != "0";
+  engineOptions.enableGDBNotificationListener = listeners;
+  engineOptions.enablePerfNotificationListener = listeners;
   auto engine =
       mlir::ExecutionEngine::create(module, engineOptions, std::move(*machine));
   if (!engine)

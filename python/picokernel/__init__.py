@@ -404,7 +404,11 @@ class Kernel(_picokernel.Kernel):
     def lower(self, *arrays, stage="llvm"):
         """MLIR text of the kernel for these arrays after a compilation
         stage: 'pk' (as traced), 'linalg', 'fused', 'tiled', 'bufferized' or
-        'llvm'; without arrays, of the most recent trace (see show_ir)."""
+        'llvm' (MLIR's LLVM dialect); 'llvmir' (LLVM IR as LLVM optimizes it
+        for this CPU) or 'asm' (this CPU's assembly), as the JIT compiles
+        it. Without arrays, of the most recent trace (see show_ir).
+        PK_PERF=1 when kernels compile shows them by name in `perf report`
+        (LLVM's jitdump) and in debuggers (GDB's JIT interface)."""
         if not arrays:
             mlir = self._most_recent_or_raise("lower")[1]
             return _picokernel._lower_mlir(mlir, stage)

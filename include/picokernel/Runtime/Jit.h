@@ -52,10 +52,13 @@ struct CompileOptions {
 };
 
 /// The stages of the CPU pipeline, in order: "pk" (as traced), "linalg",
-/// "fused", "tiled", "bufferized", "llvm".
+/// "fused", "tiled", "bufferized", "llvm" (MLIR's LLVM dialect), then
+/// "llvmir" (LLVM IR as LLVM optimizes it for this CPU) and "asm" (this
+/// CPU's assembly), as the JIT compiles the kernel.
 const std::vector<std::string> &stageNames();
 
-/// `module` (unchanged) lowered up to and including `stage`, as MLIR text.
+/// `module` (unchanged) lowered up to and including `stage`, as MLIR text
+/// (LLVM IR or assembly for the last two stages).
 /// Throws CompileError for an unknown stage or a failing pass.
 std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
                          const CompileOptions &options = {});
