@@ -223,8 +223,8 @@ mlir::OwningOpRef<mlir::ModuleOp> TraceState::finish(const SourceLoc &where) {
   if (!hasStore)
     fail(where, "trace",
          "kernel '" + name +
-             "' stores to no ref: a kernel must write its result "
-             "(ref[pk::all] = value)");
+             "' stores to no ref: a kernel must store its result into a "
+             "ref (`o[...] = value` in Python, `o[pk::all] = value` in C++)");
   mlir::pk::ReturnOp::create(builder, kernelLoc);
   // Values the kernel computed but never used (including the load made by
   // `ref[pk::all]` on the left of an assignment) are dropped.

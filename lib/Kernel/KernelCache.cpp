@@ -27,7 +27,9 @@ std::shared_ptr<CompileContext> CompileContexts::acquire() {
 mlir::OwningOpRef<mlir::ModuleOp>
 KernelCache::traceFor(const Signature &signature, mlir::MLIRContext &context,
                       bool *readSizes, bool forGeneralizing) const {
-  Tracer tracer(context, name, signature, SourceLoc{name, 0, 0});
+  Tracer tracer(context, name, signature,
+                options.definedAt.file.empty() ? SourceLoc{name, 0, 0}
+                                               : options.definedAt);
   try {
     body(tracer.refs());
   } catch (...) {

@@ -255,6 +255,35 @@ Value.__getattr__ = _missing_attribute
 Ref.__getattr__ = _missing_attribute
 
 
+def _not_loaded(self, *args, **kwargs):
+    # A ref used as an array (`x * 2`, `np.exp(x)`, `x.sum()` without
+    # `[...]`): say how to load it, at the user's line.
+    raise _error(TypeError, f"ref '{self.name}' is a reference to an array, not "
+                            f"its value: load it with {self.name}[...] (as in "
+                            f"{self.name}[...] * 2)")
+
+
+for _operator in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+                  "matmul", "and", "or", "xor", "lshift", "rshift"):
+    setattr(Ref, f"__{_operator}__", _not_loaded)
+    setattr(Ref, f"__r{_operator}__", _not_loaded)
+for _operator in ("neg", "pos", "abs", "invert", "lt", "le", "gt", "ge",
+                  "float", "int", "bool", "iter", "array"):
+    setattr(Ref, f"__{_operator}__", _not_loaded)
+def _ref_len(self):
+    if not self.shape:
+        raise _error(TypeError, f"len() of ref '{self.name}', which is 0-d")
+    return self.shape[0]
+
+
+Ref.__len__ = _ref_len  # as len(x.shape) reads it
+Ref.__array_ufunc__ = _not_loaded
+Ref.__array_function__ = _not_loaded
+for _method in ("sum", "max", "min", "mean", "astype"):
+    setattr(Ref, _method, _not_loaded)
+del _operator, _method
+
+
 def vulkan_available():
     """(True, "") if a Vulkan device can run kernels, else (False, why)."""
     return _picokernel.vulkan_available()

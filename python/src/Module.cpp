@@ -43,7 +43,8 @@ public:
       : function(function), paramNames(paramNames),
         kernel(name, makeBody(), std::move(paramNames),
                options(parallelThreshold, maxCacheEntries, backend,
-                       workgroupSize, maxDeviceBytes, dynamic)) {}
+                       workgroupSize, maxDeviceBytes, dynamic,
+                       definitionOf(function))) {}
 
   // A kernel's function usually refers back to the kernel through its
   // module's globals: let Python's cycle collector see that reference.
@@ -185,8 +186,10 @@ private:
                                size_t maxCacheEntries,
                                const std::string &backend,
                                int64_t workgroupSize, uint64_t maxDeviceBytes,
-                               const std::string &dynamic) {
+                               const std::string &dynamic,
+                               SourceLoc definedAt) {
     KernelOptions options;
+    options.definedAt = std::move(definedAt);
     if (dynamic == "always")
       options.dynamic = DynamicSizes::Always;
     else if (dynamic == "never")
@@ -226,6 +229,16 @@ private:
     using nb::python_error::python_error;
   };
 
+  /// Where `function` is defined (its code's file and first line), if it
+  /// is a Python function.
+  static SourceLoc definitionOf(nb::handle function) {
+    nb::object code = nb::getattr(function, "__code__", nb::none());
+    if (code.is_none())
+      return {};
+    return {nb::cast<std::string>(code.attr("co_filename")),
+            nb::cast<unsigned>(code.attr("co_firstlineno")), 0};
+  }
+
   Kernel::Body makeBody() {
     return [this](const std::vector<Ref> &refs) {
       nb::gil_scoped_acquire acquire;
@@ -235,7 +248,14 @@ private:
       for (const Ref &ref : refs)
         arguments.append(nb::cast(ref));
       try {
-        function(*nb::tuple(arguments));
+        nb::object result = function(*nb::tuple(arguments));
+        if (!result.is_none())
+          throw TraceError(
+              "kernel '" + kernel.name() +
+                  "' returns a value: a kernel returns nothing and stores "
+                  "its result into a ref instead (`" +
+                  paramNames.back() + "[...] = value`)",
+              definitionOf(function), TraceError::Category::Type);
       } catch (nb::python_error &error) {
         if (error.matches(PyExc_Exception))
           throw;

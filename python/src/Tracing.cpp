@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string_view>
 
 namespace nb = nanobind;
 
@@ -300,13 +301,26 @@ Operand requireOperand(nb::handle object, const char *function) {
   return *operand;
 }
 
+/// A traced value used as a Python number, bool or sequence: an error at
+/// the user's line, with what to write instead.
 [[noreturn]] void notConcrete(const char *what) {
+  std::string_view kind = what;
+  std::string hint =
+      kind == "a bool"
+          ? "Python's `if`, `and`, `or` and `not` on data are not traced: "
+            "select with np.where(condition, x, y)"
+      : kind == "a float" || kind == "an int"
+          ? "Python's math functions and float() or int() take numbers: "
+            "on traced arrays use NumPy's (np.exp, np.sqrt, np.floor, ...) "
+            "or astype"
+          : "a traced array is not a Python sequence: index it with "
+            "constants, slice it, or reduce it (.sum(), .max())";
+  SourceLoc where = pythonLocation();
   throw nb::type_error(
-      (std::string("a traced array has no concrete value while tracing, so "
-                   "it cannot be used as ") +
-       what +
-       " (Python control flow on data is not traced; the ops in picokernel "
-       "kernels are straight-line)")
+      ((where.file.empty() ? "" : where.str() + ": error: ") +
+       "a traced array has no concrete value while tracing, so it cannot be "
+       "used as " +
+       what + " (" + hint + ")")
           .c_str());
 }
 

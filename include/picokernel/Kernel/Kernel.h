@@ -108,6 +108,9 @@ struct KernelOptions {
   /// variant, kept for its life) the variants keep at most, besides the
   /// newest; the least recently used go first.
   uint64_t maxDeviceBytes = defaults::kMaxDeviceBytes;
+  /// Where the kernel is defined: errors about the kernel as a whole (it
+  /// stores nothing) point there. Empty: the kernel's name.
+  SourceLoc definedAt;
 };
 
 struct CacheStats {

@@ -485,8 +485,10 @@ TEST(TraceErrors, KernelWithoutStore) {
         "lazy", [](Ref a, Ref o) { pk::Value unused = a[all] * 2; },
         vectors(3, pk::f32, {"a", "o"}));
   });
-  EXPECT_EQ(failure.message, "trace: kernel 'lazy' stores to no ref: a kernel "
-                             "must write its result (ref[pk::all] = value)");
+  EXPECT_EQ(failure.message,
+            "trace: kernel 'lazy' stores to no ref: a kernel must store its "
+            "result into a ref (`o[...] = value` in Python, `o[pk::all] = "
+            "value` in C++)");
   EXPECT_EQ(failure.line, line);
 }
 
