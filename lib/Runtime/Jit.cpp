@@ -217,6 +217,21 @@ const std::vector<std::string> &stageNames() {
 }
 
 namespace {
+/// The JIT's target machine: this CPU's, at `options`' level (a
+/// CompileError from `what` if LLVM cannot make it).
+std::unique_ptr<llvm::TargetMachine>
+jitTargetMachine(const CompileOptions &options, const char *what) {
+  mlir::pk::TargetMachineOptions host;
+  host.optLevel = options.optLevel;
+  host.jit = true;
+  auto machine = mlir::pk::createTargetMachine(host);
+  if (!machine)
+    throw CompileError(
+        std::string(what) +
+        ": cannot create a target machine: " + errorText(machine.takeError()));
+  return std::move(*machine);
+}
+
 /// `module`, in the LLVM dialect, optimized by LLVM for this CPU as the JIT
 /// optimizes it (only the kernels' C interfaces, `entryPoints`, kept
 /// external, the rest inlined into them): LLVM IR,
@@ -224,23 +239,17 @@ namespace {
 std::string machineCode(mlir::ModuleOp module, const CompileOptions &options,
                         llvm::ArrayRef<std::string> entryPoints,
                         bool assembly) {
-  mlir::pk::TargetMachineOptions host;
-  host.optLevel = options.optLevel;
-  host.jit = true;
-  auto machine = mlir::pk::createTargetMachine(host);
-  if (!machine)
-    throw CompileError("lower: cannot create a target machine: " +
-                       errorText(machine.takeError()));
+  auto machine = jitTargetMachine(options, "lower");
   DiagnosticCollector diagnostics(module.getContext());
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> translated =
-      mlir::pk::translateToLLVMIR(module, context, **machine);
+      mlir::pk::translateToLLVMIR(module, context, *machine);
   if (!translated)
     throw CompileError("lower: " + diagnostics.text());
   llvm::internalizeModule(*translated, [&](const llvm::GlobalValue &value) {
     return llvm::is_contained(entryPoints, value.getName().str());
   });
-  mlir::pk::optimizeLLVMModule(*translated, **machine, options.optLevel,
+  mlir::pk::optimizeLLVMModule(*translated, *machine, options.optLevel,
                                libmvecLoaded);
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -251,8 +260,8 @@ std::string machineCode(mlir::ModuleOp module, const CompileOptions &options,
   llvm::SmallString<0> buffer;
   llvm::raw_svector_ostream out(buffer);
   llvm::legacy::PassManager codegen;
-  if ((*machine)->addPassesToEmitFile(codegen, out, nullptr,
-                                      llvm::CodeGenFileType::AssemblyFile))
+  if (machine->addPassesToEmitFile(codegen, out, nullptr,
+                                   llvm::CodeGenFileType::AssemblyFile))
     throw CompileError("lower: LLVM cannot print this target's assembly");
   codegen.run(*translated);
   return std::string(buffer.str());
@@ -387,14 +396,8 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   llvm::CodeGenOptLevel codegenLevel = options.optLevel >= 3
                                            ? llvm::CodeGenOptLevel::Aggressive
                                            : llvm::CodeGenOptLevel::Default;
-  mlir::pk::TargetMachineOptions host;
-  host.optLevel = options.optLevel;
-  host.jit = true;
-  auto machine = mlir::pk::createTargetMachine(host);
-  if (!machine)
-    throw CompileError("compile: cannot create a target machine: " +
-                       errorText(machine.takeError()));
-  llvm::TargetMachine *target = machine->get();
+  auto machine = jitTargetMachine(options, "compile");
+  llvm::TargetMachine *target = machine.get();
   auto transformer = [&](llvm::Module *module) {
     // The packed C-interface wrapper is all the JIT calls: the kernel and
     // its other wrappers, made internal, are inlined into it and dropped
@@ -423,7 +426,7 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   engineOptions.enableGDBNotificationListener = listeners;
   engineOptions.enablePerfNotificationListener = listeners;
   auto engine =
-      mlir::ExecutionEngine::create(module, engineOptions, std::move(*machine));
+      mlir::ExecutionEngine::create(module, engineOptions, std::move(machine));
   if (!engine)
     throw CompileError("compile: LLVM code generation failed for kernel '" +
                        compiled->name() +
