@@ -2,6 +2,7 @@
 
 #include "picokernel/Support/Log.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -24,7 +25,11 @@ LogSink &currentSink() {
 
 bool logCompilesRequested() {
   const char *value = std::getenv("PK_LOG_COMPILES");
-  return value && *value && std::string(value) != "0";
+  if (!value)
+    return false;
+  std::string text = llvm::StringRef(value).trim().lower();
+  return !(text.empty() || text == "0" || text == "false" || text == "off" ||
+           text == "no");
 }
 
 void setLogSink(LogSink sink) {

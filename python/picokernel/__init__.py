@@ -43,22 +43,26 @@ from ._picokernel import Ref, Value
 _logger = logging.getLogger("picokernel")
 
 
+def _switched_on(name):
+    """Whether environment variable `name` is on: set, and not one of 0,
+    false, off, no (as PK_CACHE reads it)."""
+    value = os.environ.get(name, "").strip().lower()
+    return value not in ("", "0", "false", "off", "no")
+
+
 def _log_compiles():
-    return os.environ.get("PK_LOG_COMPILES", "") not in ("", "0")
+    return _switched_on("PK_LOG_COMPILES")
 
 
 class _StderrHandler(logging.Handler):
-    """picokernel's records on sys.stderr, as "picokernel: message": INFO
-    records with PK_LOG_COMPILES=1, warnings where logging has no handler
-    of its own (as Python's last-resort handler would print them)."""
+    """picokernel's warnings on sys.stderr, as "picokernel: message", where
+    logging has no handler of its own (as Python's last-resort handler would
+    print them, which a handler here otherwise stops)."""
 
     def emit(self, record):
-        if record.levelno >= logging.WARNING:
-            if logging.getLogger().handlers or len(_logger.handlers) > 1:
-                return
-        elif not _log_compiles() or (logging.getLogger().handlers
-                                     and _logger.isEnabledFor(logging.INFO)):
-            return  # (configured logging shows it)
+        if (record.levelno < logging.WARNING or logging.getLogger().handlers
+                or len(_logger.handlers) > 1):
+            return
         try:
             sys.stderr.write(f"picokernel: {record.getMessage()}\n")
         except Exception:
@@ -69,15 +73,15 @@ _logger.addHandler(_StderrHandler())
 
 
 def _log_record(level, message):
-    """Logs one of the runtime's records ("info" or "warning")."""
+    """Logs one of the runtime's records ("info" or "warning"); with
+    PK_LOG_COMPILES=1 an INFO record is also printed on stderr, whatever
+    logging's configuration."""
     if level == "warning":
         _logger.warning(message)
-    elif _log_compiles():
-        # Asked for on stderr: past the logger's level too.
-        _logger.handle(_logger.makeRecord(_logger.name, logging.INFO,
-                                          "(picokernel)", 0, message, None, None))
-    else:
-        _logger.info(message)
+        return
+    if _log_compiles():
+        sys.stderr.write(f"picokernel: {message}\n")
+    _logger.info(message)
 
 
 atexit.register(lambda: _picokernel._flush_log())
@@ -263,13 +267,20 @@ def _not_loaded(self, *args, **kwargs):
                             f"{self.name}[...] * 2)")
 
 
-for _operator in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
-                  "matmul", "and", "or", "xor", "lshift", "rshift"):
-    setattr(Ref, f"__{_operator}__", _not_loaded)
-    setattr(Ref, f"__r{_operator}__", _not_loaded)
-for _operator in ("neg", "pos", "abs", "invert", "lt", "le", "gt", "ge",
-                  "float", "int", "bool", "iter", "array"):
-    setattr(Ref, f"__{_operator}__", _not_loaded)
+for _ref in (Ref, _interpreter.InterpretedRef):
+    for _operator in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+                      "matmul", "and", "or", "xor", "lshift", "rshift"):
+        setattr(_ref, f"__{_operator}__", _not_loaded)
+        setattr(_ref, f"__r{_operator}__", _not_loaded)
+    for _operator in ("neg", "pos", "abs", "invert", "lt", "le", "gt", "ge",
+                      "float", "int", "bool", "iter", "array"):
+        setattr(_ref, f"__{_operator}__", _not_loaded)
+    _ref.__array_ufunc__ = _not_loaded
+    _ref.__array_function__ = _not_loaded
+    for _method in ("sum", "max", "min", "mean", "astype"):
+        setattr(_ref, _method, _not_loaded)
+
+
 def _ref_len(self):
     if not self.shape:
         raise _error(TypeError, f"len() of ref '{self.name}', which is 0-d")
@@ -277,11 +288,7 @@ def _ref_len(self):
 
 
 Ref.__len__ = _ref_len  # as len(x.shape) reads it
-Ref.__array_ufunc__ = _not_loaded
-Ref.__array_function__ = _not_loaded
-for _method in ("sum", "max", "min", "mean", "astype"):
-    setattr(Ref, _method, _not_loaded)
-del _operator, _method
+del _ref, _operator, _method
 
 
 def vulkan_available():
@@ -339,7 +346,7 @@ def _param_names(fn):
 
 
 def _jit_disabled():
-    return os.environ.get("PK_DISABLE_JIT", "") not in ("", "0")
+    return _switched_on("PK_DISABLE_JIT")
 
 
 class Kernel(_picokernel.Kernel):
@@ -416,10 +423,12 @@ class Kernel(_picokernel.Kernel):
     def _most_recent_or_raise(self, method):
         recent = self._most_recent()
         if recent is None:
+            how = ("pass the arrays" if isinstance(self, InterpretedKernel)
+                   else "call it, or pass the arrays")
             raise RuntimeError(
                 f"{method}() of kernel {self.name!r} without arrays shows its most "
-                "recent trace, and it has not been traced yet: call it, or pass "
-                f"the arrays ({method}(*arrays))")
+                f"recent trace, and it has not been traced yet: {how} "
+                f"({method}(*arrays))")
         return recent
 
     def show_ir(self, *arrays):
@@ -489,7 +498,7 @@ class InterpretedKernel(Kernel):
     debug a kernel with print and pdb). show_ir and lower trace it as the
     CPU backend compiles it."""
 
-    def __call__(self, *args, **named):
+    def __call__(self, /, *args, **named):
         names = self._param_names
         if named:
             args = _picokernel._bind_keywords(self.name, names, args, named)
@@ -501,7 +510,7 @@ class InterpretedKernel(Kernel):
                   for name, arg in zip(names, args)]
         converted = [None if isinstance(arg, np.ndarray) else type(arg)
                      for arg in args]
-        _interpreter.run(self.__wrapped__, names, arrays, converted)
+        _interpreter.run(self.__wrapped__, names, arrays, converted, _error)
 
 
 def _rebuild_kernel(fn, options):

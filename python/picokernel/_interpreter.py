@@ -31,7 +31,7 @@ class InterpretedRef:
     """A kernel parameter over a NumPy array: `ref[...]` loads a copy,
     `ref[...] = value` stores into the array."""
 
-    __slots__ = ("_array", "name", "_converted_from")
+    __slots__ = ("_array", "name", "_converted_from", "stored")
 
     def __init__(self, array, name, converted_from=None):
         self._array = array
@@ -39,6 +39,7 @@ class InterpretedRef:
         # The type of the argument NumPy converted (a list, a number), if
         # any: the kernel may only read it.
         self._converted_from = converted_from
+        self.stored = False
 
     shape = property(lambda self: self._array.shape)
     dtype = property(lambda self: self._array.dtype)
@@ -52,6 +53,7 @@ class InterpretedRef:
             raise TypeError(
                 f"argument '{self.name}' must be a writable numpy.ndarray: the "
                 f"kernel writes to it (got {self._converted_from.__name__})")
+        self.stored = True
         source = _weak_dtype(value)
         if not np.can_cast(source, self._array.dtype, "same_kind"):
             raise TypeError(
@@ -60,18 +62,36 @@ class InterpretedRef:
                 "explicitly with astype")
         self._array[key] = value
 
+    def __len__(self):
+        if not self._array.shape:
+            raise TypeError(f"len() of ref '{self.name}', which is 0-d")
+        return self._array.shape[0]
+
     def __repr__(self):
         return f"<picokernel.Ref {self.name} (interpreted)>"
 
 
-def run(function, names, arrays, converted_from=None):
+def run(function, names, arrays, converted_from=None, error=None):
     """Runs the kernel `function` on `arrays` (one per parameter name;
-    `converted_from`: the types of those NumPy converted, None for arrays)."""
+    `converted_from`: the types of those NumPy converted, None for arrays).
+    With `error` (picokernel's, as the compiled kernels raise them at the
+    user's line), a kernel that returns a value or stores nothing is an
+    error, as it is for the compiled kernels."""
     converted_from = converted_from or [None] * len(arrays)
     refs = [InterpretedRef(array, name, source)
             for name, array, source in zip(names, arrays, converted_from)]
     with np.errstate(all="ignore"):
-        function(*refs)
+        result = function(*refs)
+    if error is None:
+        return
+    name = getattr(function, "__name__", "kernel")
+    if result is not None:
+        raise error(TypeError, f"kernel '{name}' returns a value: a kernel returns "
+                               "nothing and stores its result into a ref instead "
+                               f"(`{names[-1]}[...] = value`)")
+    if not any(ref.stored for ref in refs):
+        raise error(ValueError, f"kernel '{name}' stores to no ref: a kernel must "
+                                "store its result into a ref (`o[...] = value`)")
 
 
 #===-----------------------------------------------------------------------===#

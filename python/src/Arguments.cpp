@@ -29,6 +29,8 @@ nb::args bindKeywords(const std::string &name,
   for (size_t i = 0; i < positional.size(); ++i)
     slots[i] = nb::borrow(positional[i]);
   for (auto [key, value] : nb::borrow<nb::dict>(kwargs)) {
+    if (!nb::isinstance<nb::str>(key))
+      throw nb::type_error((name + "() keywords must be strings").c_str());
     std::string keyword = nb::cast<std::string>(key);
     auto found = std::find(paramNames.begin(), paramNames.end(), keyword);
     if (found == paramNames.end())

@@ -10,6 +10,7 @@
 #define PICOKERNEL_PYTHON_IMPORTS_NUMPY
 #include "Arguments.h"
 #include "Errors.h"
+#include "Gil.h"
 #include "Logging.h"
 #include "NumPy.h"
 #include "Tracing.h"
@@ -24,7 +25,11 @@
 #include <nanobind/stl/vector.h>
 
 #include "mlir/Parser/Parser.h"
+
 #include "llvm/ADT/SmallVector.h"
+#include <cstdlib>
+#include <cxxabi.h>
+#include <string_view>
 
 namespace nb = nanobind;
 using namespace pk;
@@ -71,6 +76,10 @@ public:
             bindKeywords(kernel->name(), kernel->paramNames, args, kwargs));
       else
         kernel->call(nb::borrow<nb::args>(args));
+    } catch (abi::__forced_unwind &) {
+      // A thread Python ends at exit (a daemon thread waiting for the GIL)
+      // unwinds through here: that must go on.
+      throw;
     } catch (...) {
       flushLogRecords();
       raisePythonError();
@@ -132,7 +141,7 @@ public:
     try {
       if (bytes < defaults::kKeepGilBytes && kernel.runIfCompiled(views))
         return;
-      nb::gil_scoped_release release;
+      ReleaseGil release;
       kernel(views);
     } catch (const OverlapError &) {
       callOnCopies(args);
@@ -149,7 +158,7 @@ public:
   std::string lower(nb::args args, const std::string &stage) {
     mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
     auto module = kernel.trace(signatureOf(args), context);
-    nb::gil_scoped_release release;
+    ReleaseGil release;
     return lowerToStage(*module, stage);
   }
 
@@ -204,7 +213,7 @@ private:
     // Ctrl-C during a long compile: its KeyboardInterrupt abandons the
     // compile between stages (the main thread's; others see no signals).
     options.compile.checkInterrupt = [] {
-      nb::gil_scoped_acquire acquire;
+      AcquireGil acquire;
       if (PyErr_CheckSignals() != 0)
         throw nb::python_error();
     };
@@ -229,19 +238,9 @@ private:
     using nb::python_error::python_error;
   };
 
-  /// Where `function` is defined (its code's file and first line), if it
-  /// is a Python function.
-  static SourceLoc definitionOf(nb::handle function) {
-    nb::object code = nb::getattr(function, "__code__", nb::none());
-    if (code.is_none())
-      return {};
-    return {nb::cast<std::string>(code.attr("co_filename")),
-            nb::cast<unsigned>(code.attr("co_firstlineno")), 0};
-  }
-
   Kernel::Body makeBody() {
     return [this](const std::vector<Ref> &refs) {
-      nb::gil_scoped_acquire acquire;
+      AcquireGil acquire;
       if (!function.is_valid())
         raise(PyExc_RuntimeError, "kernel is being destroyed");
       nb::list arguments;
@@ -385,7 +384,7 @@ private:
           {PyArray_DATA(array), signature[i].dtype,
            std::span<const int64_t>(PyArray_DIMS(array), PyArray_NDIM(array))});
     }
-    nb::gil_scoped_release release;
+    ReleaseGil release;
     return kernel.writtenArguments(views);
   }
 
@@ -450,7 +449,7 @@ std::string lowerText(const std::string &text, const std::string &stage) {
   if (!module)
     throw nb::value_error(
         ("lower: the module does not parse: " + diagnostics).c_str());
-  nb::gil_scoped_release release;
+  ReleaseGil release;
   return lowerToStage(*module, stage);
 }
 
@@ -474,8 +473,17 @@ traceFunction(nb::callable function, std::string name,
                              .c_str());
   for (size_t i = 0; i < count; ++i) {
     Shape shape;
-    for (nb::handle dim : shapes[i])
-      shape.push_back(nb::cast<int64_t>(dim));
+    for (nb::handle dim : shapes[i]) {
+      int64_t size = 0;
+      if (!PyLong_Check(dim.ptr()) || !nb::try_cast(dim, size) || size < 0)
+        throw nb::type_error(("trace_kernel: the shape of argument '" +
+                              paramNames[i] +
+                              "' must hold sizes that are non-negative "
+                              "integers below 2**63, got " +
+                              nb::cast<std::string>(nb::repr(shapes[i])))
+                                 .c_str());
+      shape.push_back(size);
+    }
     nb::object descr = numpy.attr("dtype")(dtypes[i]);
     std::optional<DType> dtype = fromNumPy((PyArray_Descr *)descr.ptr());
     if (!dtype)
@@ -509,6 +517,11 @@ NB_MODULE(_picokernel, m) {
 
   bindTracing(m);
   installLogSink();
+  // Kernels that threads still hold when Python exits (daemon threads) are
+  // not leaks of ours: nanobind's report of them at exit is off unless
+  // PK_LEAK_WARNINGS asks for it (the tests ask).
+  const char *leaks = std::getenv("PK_LEAK_WARNINGS");
+  nb::set_leak_warnings(leaks && *leaks && std::string_view(leaks) != "0");
   m.def("_flush_log", &flushLogRecords,
         "Hands picokernel's queued log records to logging.");
 

@@ -54,6 +54,14 @@ static SourceLoc frameLocation(PyFrameObject *frame) {
   return location;
 }
 
+SourceLoc definitionOf(nb::handle function) {
+  nb::object code = nb::getattr(function, "__code__", nb::none());
+  if (code.is_none())
+    return {};
+  return {nb::cast<std::string>(code.attr("co_filename")),
+          nb::cast<unsigned>(code.attr("co_firstlineno")), 0};
+}
+
 SourceLoc pythonLocation() {
   PyFrameObject *frame = PyEval_GetFrame(); // borrowed
   if (!frame)
@@ -509,6 +517,18 @@ void bindRef(nb::module_ &m) {
           [](const Ref &r, nb::handle key, nb::handle value) {
             std::optional<Index> index = toIndex(key, r.ndim());
             std::optional<Operand> operand = toOperand(value);
+            if (!operand && nb::isinstance<Ref>(value)) {
+              SourceLoc where = pythonLocation();
+              std::string source = nb::cast<const Ref &>(value).name();
+              throw nb::type_error(
+                  ((where.file.empty() ? "" : where.str() + ": error: ") +
+                   "ref '" + source +
+                   "' is a reference to an array, not its value: load it "
+                   "with " +
+                   source + "[...] (as in " + r.name() + "[...] = " + source +
+                   "[...])")
+                      .c_str());
+            }
             if (!operand)
               throw nb::type_error(
                   ("cannot store a " +

@@ -22,6 +22,10 @@ namespace pk::python {
 /// The Python source location of the innermost Python frame.
 SourceLoc pythonLocation();
 
+/// Where `function` is defined (its code's file and first line), if it is a
+/// Python function.
+SourceLoc definitionOf(nanobind::handle function);
+
 /// A Python object as an operand: a traced Value, a Python bool/int/float
 /// (weakly typed), a NumPy scalar or 0-d array (typed), or a NumPy array (a
 /// constant). Nothing if the object is none of these.

@@ -124,3 +124,24 @@ def test_a_read_only_array_written():
     o.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         k(1.0, np.ones(3), 0.0, o)
+
+
+def test_keywords_must_be_strings_and_may_name_self():
+    k = axpy_kernel("cpu")
+    with pytest.raises(TypeError, match="keywords must be strings"):
+        k(1.0, np.ones(2), **{1: np.zeros(2)})
+
+    for backend in BACKENDS:
+        def copy(self, stage, o):
+            o[...] = self[...] + stage[...]
+        o = np.zeros(2)
+        picokernel.kernel(copy, backend=backend)(stage=np.ones(2), self=np.ones(2), o=o)
+        assert o.tolist() == [2.0, 2.0], backend
+
+
+def test_trace_kernel_checks_its_shapes():
+    def copy(x, o):
+        o[...] = x[...]
+    for shapes in ([(2.0,), (2,)], [(2**64,), (2,)], [(-1,), (2,)]):
+        with pytest.raises(TypeError, match="trace_kernel: the shape of argument 'x' must"):
+            picokernel.trace_kernel(copy, shapes)

@@ -69,3 +69,18 @@ def test_constants_division_and_dynamic_sizes():
     scale(x, x.copy())
     scale(np.ones((5, 3), np.float32), np.empty((5, 3), np.float32))
     assert "<?,3:float32> = LOAD [x]()" in scale.show_ir()
+
+
+def test_float_constants_read_as_pythons_repr():
+    def k(x, o):
+        o[...] = x[...] * 1e-7 + 1.0014e-05 + np.array([np.inf, -np.inf, np.nan, 0.1,
+                                                       123456789.0, 2.5], np.float64)
+
+    listing = str(picokernel.trace_kernel(k, [(6,), (6,)], [np.float64] * 2))
+    assert "CONST(1e-07)" in listing and "CONST(1.0014e-05)" in listing
+    assert "CONST([inf, -inf, nan, 0.1, 123456789.0, 2.5])" in listing
+    listing32 = str(picokernel.trace_kernel(k, [(6,), (6,)], [np.float32] * 2))
+    assert "<:float32> = CONST(1e-07)" in listing32
+    half = str(picokernel.trace_kernel(lambda x, o: o.__setitem__(..., x[...] * 1.5e-5),
+                                       [(2,), (2,)], [np.float16] * 2))
+    assert "CONST(1.5e-05)" in half, half

@@ -4,6 +4,7 @@ backend name: the kernel's Python function runs on the arrays themselves
 kernel's backend; trace_kernel takes a decorated kernel."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -113,3 +114,37 @@ def test_trace_kernel_takes_a_kernel_and_defaults_to_float32():
                        "  v1<2,3:float32> = NEG(v0)\n  STORE [o](v1)")
     assert "float64" in str(picokernel.trace_kernel(neg, [(2,), (2,)],
                                                     [np.float64, np.float64]))
+
+
+@pytest.mark.parametrize("body,kind,fragment", [
+    ("    return x[...] * 2", TypeError, "returns a value"),
+    ("    y = x[...] * 2", ValueError, "stores to no ref"),
+    ("    o[...] = x * 2", TypeError, "load it with x[...]"),
+    ("    o[...] = x.sum()", TypeError, "load it with x[...]"),
+    ("    o[...] = np.exp(x)", TypeError, "load it with x[...]"),
+    ("    o[...] = x", TypeError, "load it with x[...]"),
+])
+def test_the_same_errors_as_compiled_kernels(body, kind, fragment):
+    namespace = {"np": np}
+    exec("def k(x, o):\n" + body + "\n", namespace)
+    for backend in ("cpu", "numpy"):
+        with pytest.raises(kind, match=re.escape(fragment)):
+            picokernel.kernel(namespace["k"], backend=backend)(np.ones(3), np.zeros(3))
+
+
+def test_len_of_a_ref_on_both_backends():
+    def scale(x, o):
+        o[...] = x[...] * len(o)
+    for backend in ("cpu", "numpy"):
+        o = np.zeros(4)
+        picokernel.kernel(scale, backend=backend)(np.ones(4), o)
+        assert o.tolist() == [4.0] * 4
+
+
+@pytest.mark.parametrize("value,interpreted", [("1", True), ("true", True), ("0", False),
+                                               ("false", False), ("off", False),
+                                               ("no", False), ("", False)])
+def test_disable_jit_reads_like_the_other_switches(monkeypatch, value, interpreted):
+    monkeypatch.setenv("PK_DISABLE_JIT", value)
+    k = picokernel.kernel(lambda x, o: o.__setitem__(..., x[...]))
+    assert isinstance(k, picokernel.InterpretedKernel) == interpreted

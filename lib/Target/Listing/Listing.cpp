@@ -11,6 +11,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <charconv>
+
 using namespace mlir;
 using namespace mlir::pk;
 
@@ -52,15 +54,54 @@ void printTypeTag(Type type, bool scalar, llvm::raw_ostream &os) {
   os << ":" << elementName(tensor.getElementType()) << ">";
 }
 
+/// A float as Python's repr (NumPy's for its width) writes it: the
+/// shortest digits that read back (`0.1`, `1e-07`), `2.0` rather than `2`,
+/// `inf`, `-inf`, `nan`.
+std::string pythonRepr(const llvm::APFloat &value) {
+  if (value.isNaN())
+    return "nan";
+  if (value.isInfinity())
+    return value.isNegative() ? "-inf" : "inf";
+  std::string text;
+  if (&value.getSemantics() == &llvm::APFloat::IEEEdouble() ||
+      &value.getSemantics() == &llvm::APFloat::IEEEsingle()) {
+    char buffer[64];
+    bool isDouble = &value.getSemantics() == &llvm::APFloat::IEEEdouble();
+    std::to_chars_result end =
+        isDouble ? std::to_chars(buffer, buffer + sizeof(buffer),
+                                 value.convertToDouble())
+                 : std::to_chars(buffer, buffer + sizeof(buffer),
+                                 value.convertToFloat());
+    text.assign(buffer, end.ptr);
+  } else {
+    // (16-bit floats: the fewest digits that read back as the same value,
+    // as NumPy prints them.)
+    float wide = value.convertToFloat();
+    char buffer[64];
+    for (int digits = 1; digits <= 9; ++digits) {
+      std::to_chars_result end =
+          std::to_chars(buffer, buffer + sizeof(buffer), wide,
+                        std::chars_format::general, digits);
+      text.assign(buffer, end.ptr);
+      float read = 0;
+      std::from_chars(buffer, end.ptr, read);
+      llvm::APFloat narrowed(read);
+      bool inexact = false;
+      narrowed.convert(value.getSemantics(), llvm::APFloat::rmNearestTiesToEven,
+                       &inexact);
+      if (narrowed.bitwiseIsEqual(value))
+        break;
+    }
+  }
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
 void printElements(ElementsAttr value, llvm::raw_ostream &os) {
   auto printOne = [&](Attribute element) {
     if (auto f = dyn_cast<FloatAttr>(element)) {
-      llvm::SmallString<16> text;
-      f.getValue().toString(text);
-      // Read as a float, like Python's repr: 2.0, not 2.
-      if (llvm::StringRef(text).find_first_of(".eEnN") == llvm::StringRef::npos)
-        text += ".0";
-      os << text;
+      os << pythonRepr(f.getValue());
     } else if (auto i = dyn_cast<IntegerAttr>(element)) {
       if (i.getType().isInteger(1))
         os << (i.getValue().isZero() ? "false" : "true");

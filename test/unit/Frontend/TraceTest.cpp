@@ -783,7 +783,7 @@ TEST(Trace, IntegersBeyondInt64) {
                            {"c", {2}, pk::DType::Bool}});
   EXPECT_EQ(pk::listing(*module), R"(kernel big(f, i, o, c):
   v0<2:float32> = LOAD [f]()
-  v1<:float32> = CONST(9.22337203E+18)
+  v1<:float32> = CONST(9.223372e+18)
   v2<2:float32> = ADD(v0, v1)
   STORE [o](v2)
   v3<:bool> = CONST(true)
