@@ -13,17 +13,36 @@
 
 #include <Python.h>
 
+#include <exception>
+#include <unistd.h>
+
 namespace pk::python {
 
 /// Releases the GIL for its scope.
 class ReleaseGil {
 public:
   ReleaseGil() : state(PyEval_SaveThread()) {}
-  ~ReleaseGil() noexcept(false) { PyEval_RestoreThread(state); }
+  ~ReleaseGil() noexcept(false) {
+    // Unwinding already (the thread ended while it held the GIL deeper
+    // down) while Python exits: taking the GIL would end the thread again,
+    // inside this unwinding, which aborts. The thread waits for the exit.
+    if (std::uncaught_exceptions() > 0 && finalizing())
+      for (;;)
+        pause();
+    PyEval_RestoreThread(state);
+  }
   ReleaseGil(const ReleaseGil &) = delete;
   ReleaseGil &operator=(const ReleaseGil &) = delete;
 
 private:
+  static bool finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+    return Py_IsFinalizing();
+#else
+    return _Py_IsFinalizing();
+#endif
+  }
+
   PyThreadState *state;
 };
 
