@@ -40,10 +40,11 @@ mlir::Value buildReduce(mlir::OpBuilder &builder, ReduceKind kind,
 
   DType dtype = *arrayType(operand);
   DType compute = dtype;
-  // NumPy sums bools and integers in int64 and averages them in float64;
-  // it accumulates float16 in float32 (and so does bfloat16 here).
+  // NumPy sums bools and signed integers in int64, unsigned ones in uint64,
+  // and averages them in float64; it accumulates float16 in float32 (and so
+  // does bfloat16 here).
   if (kind == ReduceKind::Sum && !isFloat(dtype))
-    compute = DType::I64;
+    compute = isUnsignedInteger(dtype) ? DType::U64 : DType::I64;
   if (kind == ReduceKind::Mean && !isFloat(dtype))
     compute = DType::F64;
   if ((kind == ReduceKind::Sum || kind == ReduceKind::Mean) &&

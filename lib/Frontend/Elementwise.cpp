@@ -130,29 +130,72 @@ bool comparedWithHuge(CompareKind kind, bool hugeOnRight, bool positive) {
   llvm_unreachable("unknown comparison");
 }
 
+namespace {
+/// `lhs kind rhs` for a uint64 and a signed integer, which NumPy compares
+/// exactly (no integer holds both; float64 would round): a negative signed
+/// value is below every uint64, and the others compare as uint64.
+mlir::Value compareMixedSigns(mlir::OpBuilder &builder, CompareKind kind,
+                              const Operand &lhs, const Operand &rhs,
+                              const Shape &shape, const std::string &op) {
+  bool signedOnRight = isSignedInteger(*arrayType(rhs));
+  const Operand &signedSide = signedOnRight ? rhs : lhs;
+  mlir::Location loc = location(builder, lhs.where());
+  mlir::Value s = materialize(builder, signedSide, DType::I64, shape, op);
+  mlir::Value zero =
+      materialize(builder, Operand::fromInteger(0, signedSide.where()),
+                  DType::I64, shape, op);
+  mlir::Value isNegative = mlir::pk::LessOp::create(builder, loc, s, zero);
+  // The signed side's bits as uint64 (a cast: a number would not fit).
+  mlir::Value u =
+      materialize(builder, signedOnRight ? lhs : rhs, DType::U64, shape, op);
+  mlir::Value sBits = mlir::pk::CastOp::create(
+      builder, loc, tensorType(builder, shape, DType::U64), s);
+  mlir::Value asUnsigned = createComparisonOp(
+      builder, loc, kind, signedOnRight ? u : sBits, signedOnRight ? sBits : u);
+  mlir::Value belowAll = materialize(
+      builder,
+      Operand::fromBool(comparedWithHuge(kind, signedOnRight, false),
+                        lhs.where()),
+      DType::Bool, shape, op);
+  return mlir::pk::SelectOp::create(builder, loc, isNegative, belowAll,
+                                    asUnsigned);
+}
+} // namespace
+
 mlir::Value buildCompare(mlir::OpBuilder &builder, CompareKind kind,
                          const Operand &lhs, const Operand &rhs) {
   std::string op = compareName(kind);
   Shape shape = broadcastOperands(lhs, rhs, op);
   DType dtype = resultType(lhs, rhs);
+  std::optional<DType> lhsType = arrayType(lhs), rhsType = arrayType(rhs);
+  if (lhsType && rhsType && isInteger(*lhsType) && isInteger(*rhsType) &&
+      (*lhsType == DType::U64 || *rhsType == DType::U64) &&
+      (isSignedInteger(*lhsType) || isSignedInteger(*rhsType)))
+    return compareMixedSigns(builder, kind, lhs, rhs, shape, op);
   // NumPy 2 compares integers with a Python integer their dtype cannot
   // hold by its value (`int8_array < 1000` is all true): in int64, and
-  // beyond int64 by the number's sign alone.
+  // beyond int64 (or below uint64) by the number's sign alone.
   if (isInteger(dtype))
     for (const Operand *number : {&lhs, &rhs}) {
       if (arrayType(*number) || number->getKind() != Operand::Kind::Integer)
         continue;
       const Operand &array = number == &lhs ? rhs : lhs;
-      if (number->isBigInteger() && arrayType(array) &&
-          isInteger(*arrayType(array)))
+      auto bySign = [&](bool positive) {
         return materialize(
             builder,
-            Operand::fromBool(
-                comparedWithHuge(kind, number == &rhs, number->getFloat() > 0),
-                lhs.where()),
+            Operand::fromBool(comparedWithHuge(kind, number == &rhs, positive),
+                              lhs.where()),
             DType::Bool, shape, op);
-      if (!number->isBigInteger() && !fitsIn(number->getInteger(), dtype))
+      };
+      bool inUnsigned64 = dtype == DType::U64 && number->wrappedToInt64();
+      if (number->isBigInteger() && !inUnsigned64 && arrayType(array) &&
+          isInteger(*arrayType(array)))
+        return bySign(number->getFloat() > 0);
+      if (!number->isBigInteger() && !fitsIn(number->getInteger(), dtype)) {
+        if (dtype == DType::U64) // negative: below every uint64
+          return bySign(false);
         dtype = DType::I64;
+      }
     }
   mlir::Location loc = location(builder, lhs.where());
   mlir::Value l = materialize(builder, lhs, dtype, shape, op);
@@ -204,8 +247,13 @@ mlir::Value buildPower(mlir::OpBuilder &builder, const Operand &base,
     // ones in its loop, so arrays without elements raise nothing.
     if (exponent.isBigInteger())
       scalarAttr(builder, exponent, dtype, op);
+    // From 2^63 to 2^64, an exponent only uint64 holds (checked above).
+    std::optional<int64_t> wrapped = exponent.wrappedToInt64();
+    bool beyondInt64 = exponent.isBigInteger() && wrapped;
+    uint64_t power =
+        beyondInt64 ? uint64_t(*wrapped) : uint64_t(exponent.getInteger());
     std::optional<DType> baseType = arrayType(base);
-    if (weakNumber && baseType && isInteger(*baseType) &&
+    if (!beyondInt64 && weakNumber && baseType && isInteger(*baseType) &&
         !fitsIn(exponent.getInteger(), *baseType))
       fail(exponent.where(), op,
            "Python integer " + std::to_string(exponent.getInteger()) +
@@ -213,7 +261,7 @@ mlir::Value buildPower(mlir::OpBuilder &builder, const Operand &base,
                " (NumPy raises OverflowError)",
            TraceError::Category::Overflow);
     bool empty = llvm::is_contained(shape, 0);
-    if (exponent.getInteger() < 0 && !empty)
+    if (!beyondInt64 && exponent.getInteger() < 0 && !empty)
       fail(exponent.where(), op,
            "integers to negative integer powers are not allowed (NumPy "
            "raises ValueError); use a floating-point base",
@@ -222,7 +270,7 @@ mlir::Value buildPower(mlir::OpBuilder &builder, const Operand &base,
       return materialize(builder, Operand::fromInteger(0, base.where()), dtype,
                          shape, op);
     return integerPower(builder, materialize(builder, base, dtype, shape, op),
-                        uint64_t(exponent.getInteger()), loc);
+                        power, loc);
   }
   mlir::Value b = materialize(builder, base, dtype, shape, op);
   if (weakNumber) {
@@ -334,9 +382,13 @@ mlir::Value buildSelect(mlir::OpBuilder &builder, const Operand &condition,
     if (!number || (fitsIn(*number, dtype) && !value.isBigInteger()))
       return value;
     unsigned bits = unsigned(itemSize(dtype)) * 8;
-    return Operand::fromInteger(
-        llvm::APInt(64, uint64_t(*number)).trunc(bits).getSExtValue(),
-        value.where());
+    llvm::APInt wrapped = llvm::APInt(64, uint64_t(*number)).trunc(bits);
+    if (!isUnsignedInteger(dtype))
+      return Operand::fromInteger(wrapped.getSExtValue(), value.where());
+    if (dtype == DType::U64 && wrapped.isNegative())
+      return Operand::fromUnsignedBigInteger(wrapped.getZExtValue(),
+                                             value.where());
+    return Operand::fromInteger(int64_t(wrapped.getZExtValue()), value.where());
   };
   mlir::Value c = materialize(builder, condition, DType::Bool, *shape, op);
   mlir::Value t = materialize(builder, converted(a), dtype, *shape, op);

@@ -40,6 +40,10 @@ mlir::TypedAttr scalarAttr(mlir::Builder &builder, const Operand &number,
                            DType dtype, const std::string &op) {
   mlir::MLIRContext &context = *builder.getContext();
   mlir::Type type = toMlirType(dtype, context);
+  // uint64 holds the big integers below 2^64 exactly.
+  if (dtype == DType::U64 && number.isBigInteger())
+    if (std::optional<int64_t> bits = number.wrappedToInt64())
+      return mlir::IntegerAttr::get(type, llvm::APInt(64, uint64_t(*bits)));
   bool isFloatNumber =
       number.getKind() == Operand::Kind::Float || number.isBigInteger();
   if (number.isBigInteger() && !isFloat(dtype))
@@ -80,6 +84,8 @@ mlir::TypedAttr scalarAttr(mlir::Builder &builder, const Operand &number,
   if (isFloatNumber) {
     // As NumPy's `int_array[...] = 2.7`: truncation toward zero.
     double truncated = std::trunc(number.getFloat());
+    if (dtype == DType::U64 && truncated >= 0x1p63 && truncated < 0x1p64)
+      return mlir::IntegerAttr::get(type, llvm::APInt(64, uint64_t(truncated)));
     if (!std::isfinite(truncated) || truncated < -0x1p63 || truncated >= 0x1p63)
       fail(number.where(), op,
            "the number " + std::to_string(number.getFloat()) +
@@ -87,17 +93,14 @@ mlir::TypedAttr scalarAttr(mlir::Builder &builder, const Operand &number,
            TraceError::Category::Overflow);
     value = int64_t(truncated);
   }
-  unsigned bits = type.getIntOrFloatBitWidth();
-  int64_t lo = bits == 64 ? std::numeric_limits<int64_t>::min()
-                          : -(int64_t(1) << (bits - 1));
-  int64_t hi = bits == 64 ? std::numeric_limits<int64_t>::max()
-                          : (int64_t(1) << (bits - 1)) - 1;
-  if (value < lo || value > hi)
+  if (!fitsIn(value, dtype))
     fail(number.where(), op,
          "integer scalar " + std::to_string(value) + " is out of bounds for " +
              quoted(dtype) + " (NumPy raises OverflowError)",
          TraceError::Category::Overflow);
-  return mlir::IntegerAttr::get(type, llvm::APInt(bits, value, true));
+  return mlir::IntegerAttr::get(
+      type, llvm::APInt(type.getIntOrFloatBitWidth(), value,
+                        /*isSigned=*/isSignedInteger(dtype)));
 }
 
 std::string formatBigInteger(const Operand &number) {
@@ -112,6 +115,8 @@ std::string formatBigInteger(const Operand &number) {
 
 bool fitsIn(int64_t value, DType dtype) {
   unsigned bits = unsigned(itemSize(dtype)) * 8;
+  if (isUnsignedInteger(dtype))
+    return value >= 0 && (bits >= 64 || value < (int64_t(1) << bits));
   if (bits >= 64)
     return true;
   int64_t limit = int64_t(1) << (bits - 1);

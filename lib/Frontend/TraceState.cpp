@@ -208,6 +208,11 @@ mlir::Value TraceState::storable(unsigned index, const Operand &value,
   DType refDType = *fromMlirType(ref.getElementType());
   std::optional<DType> valueType = arrayType(value);
   DType from = valueType ? *valueType : weakType(value);
+  // A Python integer stores into any integer ref that holds its value
+  // (`uint8_ref[...] = 5`; 256 is an OverflowError when materialized).
+  if (!valueType && value.getKind() == Operand::Kind::Integer &&
+      isInteger(refDType))
+    from = refDType;
   if (!canCastSameKind(from, refDType))
     fail(value.where(), op,
          "cannot store " + quoted(from) + " values into ref '" +

@@ -30,7 +30,7 @@ void checkArguments(
   llvm::SmallVector<std::pair<uintptr_t, uintptr_t>, 16> ranges;
   for (size_t i = 0; i < count; ++i) {
     const ArrayView &array = arrays[i];
-    if (size_t(array.dtype) > size_t(DType::F64))
+    if (size_t(array.dtype) >= kNumDTypes)
       throw ArgumentError("argument '" + paramName(paramNames, i) +
                           "' has an unknown dtype");
     if (array.shape.size() > kMaxRank)

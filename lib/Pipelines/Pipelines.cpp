@@ -88,6 +88,10 @@ void mlir::pk::buildPkBufferizationPipeline(OpPassManager &pm) {
   // Inserts update private copies of values used elsewhere: empty-tensor
   // elimination would compute such a value in the insert's destination.
   pm.addNestedPass<func::FuncOp>(createPkCopySharedInsertDestinations());
+  // Inits that CSE merged are made again for each op writing into them:
+  // empty-tensor elimination would put one op's result where the other
+  // accumulates.
+  pm.addNestedPass<func::FuncOp>(createPkUnshareInits());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

@@ -5,6 +5,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
 
 namespace pk {
@@ -22,8 +24,12 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::I16, "int16", "i16", 2},      {DType::I32, "int32", "i32", 4},
     {DType::I64, "int64", "i64", 8},      {DType::F16, "float16", "f16", 2},
     {DType::BF16, "bfloat16", "bf16", 2}, {DType::F32, "float32", "f32", 4},
-    {DType::F64, "float64", "f64", 8},
+    {DType::F64, "float64", "f64", 8},    {DType::U8, "uint8", "ui8", 1},
+    {DType::U16, "uint16", "ui16", 2},    {DType::U32, "uint32", "ui32", 4},
+    {DType::U64, "uint64", "ui64", 8},
 };
+
+static_assert(std::size(kDTypes) == kNumDTypes, "a row per dtype, in order");
 
 const DTypeInfo &info(DType dtype) { return kDTypes[size_t(dtype)]; }
 
@@ -58,9 +64,32 @@ bool isFloat(DType dtype) {
          dtype == DType::F64;
 }
 
-bool isInteger(DType dtype) {
+bool isSignedInteger(DType dtype) {
   return dtype == DType::I8 || dtype == DType::I16 || dtype == DType::I32 ||
          dtype == DType::I64;
+}
+
+bool isUnsignedInteger(DType dtype) {
+  return dtype == DType::U8 || dtype == DType::U16 || dtype == DType::U32 ||
+         dtype == DType::U64;
+}
+
+bool isInteger(DType dtype) {
+  return isSignedInteger(dtype) || isUnsignedInteger(dtype);
+}
+
+/// The integer of `bytes` bytes (1, 2, 4 or 8) and the given signedness.
+static DType integerOfSize(size_t bytes, bool isUnsigned) {
+  static constexpr DType kSigned[] = {DType::I8, DType::I16, DType::I32,
+                                      DType::I64};
+  static constexpr DType kUnsigned[] = {DType::U8, DType::U16, DType::U32,
+                                        DType::U64};
+  size_t index = llvm::countr_zero(bytes);
+  return isUnsigned ? kUnsigned[index] : kSigned[index];
+}
+
+DType withSignedness(DType integer, bool isUnsigned) {
+  return integerOfSize(itemSize(integer), isUnsigned);
 }
 
 mlir::Type toMlirType(DType dtype, mlir::MLIRContext &context) {
@@ -75,6 +104,12 @@ mlir::Type toMlirType(DType dtype, mlir::MLIRContext &context) {
     return mlir::IntegerType::get(&context, 32);
   case DType::I64:
     return mlir::IntegerType::get(&context, 64);
+  case DType::U8:
+  case DType::U16:
+  case DType::U32:
+  case DType::U64:
+    return mlir::IntegerType::get(&context, unsigned(itemSize(dtype)) * 8,
+                                  mlir::IntegerType::Unsigned);
   case DType::F16:
     return mlir::Float16Type::get(&context);
   case DType::BF16:
@@ -99,8 +134,19 @@ DType promoteTypes(DType a, DType b) {
     return a;
   if (a == DType::Bool)
     return b;
-  if (isInteger(a) && isInteger(b))
-    return std::max(a, b); // enum order is width order
+  if (isInteger(a) && isInteger(b)) {
+    if (isUnsignedInteger(a) == isUnsignedInteger(b))
+      return itemSize(a) >= itemSize(b) ? a : b;
+    // Mixed signs: the signed one if wider, else a signed integer twice
+    // the unsigned one's width (none holds uint64 and int64: float64).
+    DType signedType = isUnsignedInteger(a) ? b : a;
+    DType unsignedType = isUnsignedInteger(a) ? a : b;
+    if (itemSize(signedType) > itemSize(unsignedType))
+      return signedType;
+    if (itemSize(unsignedType) == 8)
+      return DType::F64;
+    return integerOfSize(itemSize(unsignedType) * 2, /*isUnsigned=*/false);
+  }
   if (isFloat(a) && isFloat(b)) {
     if ((a == DType::F16 && b == DType::BF16) ||
         (a == DType::BF16 && b == DType::F16))
@@ -121,8 +167,10 @@ DType promoteTypes(DType a, DType b) {
 bool canCastSameKind(DType from, DType to) {
   if (from == to || from == DType::Bool)
     return true;
-  if (isInteger(from))
+  if (isUnsignedInteger(from))
     return isInteger(to) || isFloat(to);
+  if (isSignedInteger(from))
+    return isSignedInteger(to) || isFloat(to);
   return isFloat(from) && isFloat(to);
 }
 

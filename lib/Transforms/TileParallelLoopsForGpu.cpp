@@ -30,7 +30,9 @@ struct TileParallelLoopsForGpuPass
     // A loop of one iteration (pk-add-unit-parallel-loop's, around a
     // reduction to a 0-d array) runs as a single thread: it is neither tiled
     // nor folded away below, or its body would fall back to the host.
-    llvm::SmallPtrSet<Operation *, 4> singleThread;
+    // Marked by an attribute: the canonicalizations below may erase and
+    // create ops, so pointers to them would not stay valid.
+    constexpr llvm::StringLiteral kSingleThread = "pk.single_thread";
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context), loopPatterns(context);
     for (RegisteredOperationName op : context->getRegisteredOperations())
@@ -45,22 +47,26 @@ struct TileParallelLoopsForGpuPass
     for (scf::ParallelOp loop : outermostLoops()) {
       std::optional<SmallVector<int64_t>> extents = staticExtents(loop);
       if (extents && llvm::all_of(*extents, [](int64_t e) { return e == 1; }))
-        singleThread.insert(loop);
+        loop->setAttr(kSingleThread, UnitAttr::get(context));
       else if (failed(tile(loop)))
         return signalPassFailure();
     }
     // Fold the tiles' constant steps and unit dimensions before mapping, so
     // that the GPU conversion sees constant workgroup sizes. The parallel
     // loops' own canonicalizations (merging tiles, dropping unit dimensions)
-    // apply to the tiled loops only.
+    // apply to the tiled loops only, collected once the first folding has
+    // run (it may erase some of them).
+    if (failed(applyPatternsGreedily(getOperation(), frozen)))
+      return signalPassFailure();
     SmallVector<Operation *> tiled;
     for (scf::ParallelOp loop : outermostLoops())
-      if (!singleThread.contains(loop))
+      if (!loop->hasAttr(kSingleThread))
         loop->walk([&](scf::ParallelOp nested) { tiled.push_back(nested); });
-    if (failed(applyPatternsGreedily(getOperation(), frozen)) ||
-        failed(applyOpPatternsGreedily(tiled, std::move(loopPatterns))) ||
+    if (failed(applyOpPatternsGreedily(tiled, std::move(loopPatterns))) ||
         failed(applyPatternsGreedily(getOperation(), frozen)))
       return signalPassFailure();
+    getOperation().walk(
+        [&](scf::ParallelOp loop) { loop->removeAttr(kSingleThread); });
     for (scf::ParallelOp loop : outermostLoops())
       if (failed(map(loop)))
         return signalPassFailure();

@@ -23,6 +23,18 @@ std::optional<DType> fromNumPy(PyArray_Descr *descr) {
       return DType::I64;
     }
     return std::nullopt;
+  case 'u':
+    switch (size) {
+    case 1:
+      return DType::U8;
+    case 2:
+      return DType::U16;
+    case 4:
+      return DType::U32;
+    case 8:
+      return DType::U64;
+    }
+    return std::nullopt;
   case 'f':
     switch (size) {
     case 2:

@@ -106,19 +106,22 @@ Operand typedNumber(PyArrayObject *array, DType dtype, SourceLoc where) {
       PyArray_GETITEM(array, static_cast<const char *>(PyArray_DATA(array))));
   if (!item.is_valid())
     throw nb::python_error();
-  Operand number = isFloat(dtype)
-                       ? Operand::fromFloat(nb::cast<double>(item), where)
-                   : dtype == DType::Bool
-                       ? Operand::fromBool(nb::cast<bool>(item), where)
-                       : Operand::fromInteger(nb::cast<int64_t>(item), where);
+  Operand number =
+      isFloat(dtype)         ? Operand::fromFloat(nb::cast<double>(item), where)
+      : dtype == DType::Bool ? Operand::fromBool(nb::cast<bool>(item), where)
+      : dtype != DType::U64
+          ? Operand::fromInteger(nb::cast<int64_t>(item), where)
+      : nb::cast<uint64_t>(item) > uint64_t(INT64_MAX)
+          ? Operand::fromUnsignedBigInteger(nb::cast<uint64_t>(item), where)
+          : Operand::fromInteger(nb::cast<int64_t>(item), where);
   return typed(number, dtype);
 }
 
 [[noreturn]] void unsupportedDType(PyArray_Descr *descr) {
   throw nb::type_error(("picokernel does not support arrays of dtype " +
                         numpyName(descr) +
-                        " (supported: bool, int8/16/32/64, float16/32/64, "
-                        "bfloat16)")
+                        " (supported: bool, int8/16/32/64, uint8/16/32/64, "
+                        "float16/32/64, bfloat16)")
                            .c_str());
 }
 

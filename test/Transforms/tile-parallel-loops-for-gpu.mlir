@@ -143,3 +143,42 @@ func.func @dynamic(%a: memref<?x?xf32>) {
   }
   return
 }
+
+// -----
+
+// A tiled loop nest the first folding erases (it only writes a buffer that
+// nothing reads) is not canonicalized again afterwards: that was a double
+// free. The single-thread loops stay, untiled.
+// CHECK-LABEL: func.func @dead_tiled_loop
+// CHECK-NOT: memref<1x3xi32>
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK-NOT: pk.single_thread
+func.func @dead_tiled_loop(%arg0: memref<1x7xi32>, %arg1: memref<1xi64>) {
+  %c3 = arith.constant 3 : index
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %c1_i64 = arith.constant 1 : i64
+  %c0_i64 = arith.constant 0 : i64
+  %alloc = memref.alloc() {alignment = 64 : i64} : memref<1x3xi32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c1, %c3) step (%c1, %c1) {
+    %0 = affine.apply affine_map<(d0) -> (-d0 + 6)>(%j)
+    %1 = memref.load %arg0[%i, %0] : memref<1x7xi32>
+    memref.store %1, %alloc[%i, %j] : memref<1x3xi32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    memref.store %c0_i64, %arg1[%i] : memref<1xi64>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    scf.for %k = %c0 to %c3 step %c1 {
+      %0 = memref.load %arg1[%i] : memref<1xi64>
+      %1 = arith.addi %0, %c1_i64 : i64
+      memref.store %1, %arg1[%i] : memref<1xi64>
+    }
+    scf.reduce
+  }
+  memref.dealloc %alloc : memref<1x3xi32>
+  return
+}

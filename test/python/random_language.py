@@ -3,7 +3,7 @@ NumPy.
 
 Each seed gives one kernel: Python source over refs (loads and stores of
 whole arrays and of basic-indexed parts, loads after stores, in-place
-updates), every dtype (bool, int8-64, float16, bfloat16, float32/64), weak
+updates), every dtype (bool, int8-64, uint8-64, float16, bfloat16, float32/64), weak
 Python scalars and strong NumPy scalars on both sides, `where` with scalars,
 the math functions on raw domains (NaN, +-inf, +-0, subnormals, huge), `//`,
 `%`, `**`, casts, reductions (empty, 0-d, keepdims, negative and tuple axes,
@@ -49,11 +49,12 @@ except ImportError:  # bfloat16 kernels are then not drawn
     bfloat16 = None
 
 INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64)]
+UINTS = [np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64)]
 FLOATS = [np.dtype(t) for t in (np.float16, np.float32, np.float64)]
 if bfloat16 is not None:
     FLOATS.insert(1, bfloat16)
 BOOL = np.dtype(bool)
-DTYPES = [BOOL] + INTS + FLOATS
+DTYPES = [BOOL] + INTS + UINTS + FLOATS
 
 # picokernel's documented limits: (backend or None for all, exception type,
 # message fragment). A kernel that raises one of these where NumPy computes
@@ -170,13 +171,16 @@ def random_array(rng, shape, dtype, regime):
     size = int(np.prod(shape, dtype=np.int64))
     if dtype == BOOL:
         return np.array(rng.random(size) < 0.5).reshape(shape)
-    if dtype.kind == "i":
+    if dtype.kind in "iu":
         info = np.iinfo(dtype)
         if regime == "plain":
-            values = rng.integers(-9, 10, size)
+            values = rng.integers(-9 if dtype.kind == "i" else 0, 10, size)
         else:
-            values = rng.integers(info.min, info.max, size, endpoint=True)
-            extremes = [info.min, info.max, 0, -1, 1, info.min + 1]
+            values = rng.integers(info.min, info.max, size, endpoint=True,
+                                  dtype=dtype)
+            extremes = ([info.min, info.max, 0, -1, 1, info.min + 1]
+                        if dtype.kind == "i" else
+                        [0, info.max, 1, info.max - 1, info.max // 2 + 1])
             pick = rng.random(size) < 0.3
             values[pick] = rng.choice(extremes, int(pick.sum()))
         return values.astype(dtype).reshape(shape)
@@ -380,9 +384,11 @@ class Generator:
         dtype = self.pick_dtype()
         if dtype == BOOL:
             return f"np.bool_({bool(rng.random() < 0.5)})"
-        if dtype.kind == "i":
+        if dtype.kind in "iu":
             info = np.iinfo(dtype)
-            value = int(rng.choice([0, 1, 2, -1, 5, info.max, info.min]))
+            # Picked by index: rng.choice rounds uint64's max through float64.
+            pool = [0, 1, 2, -1 if info.min else 3, 5, int(info.max), int(info.min)]
+            value = pool[int(rng.integers(len(pool)))]
             return f"{dtype_source(dtype)}({value})"
         value = float(rng.choice([0.5, -2.5, 3.0, 0.0, -0.0, 1e-3, 7.0]))
         return f"{dtype_source(dtype)}({value!r})"
@@ -596,6 +602,14 @@ class Generator:
             DTYPES[int(rng.integers(len(DTYPES)))]
         if not x.exact and not is_float(target):
             return None
+        if is_float(x.dtype) and target.kind in "iu":
+            # Out of the integer's range (negative to unsigned too) the cast
+            # is unspecified; NumPy warns only beyond int64's range.
+            info = np.iinfo(target)
+            with np.errstate(all="ignore"):
+                whole = np.trunc(np.asarray(x.value, dtype=np.float64))
+            if np.any(np.isfinite(whole) & ((whole < info.min) | (whole > info.max))):
+                return None
         return self.add_value(f"{x.name}.astype({dtype_source(target)})", [x])
 
     def matmul(self):
@@ -638,11 +652,13 @@ class Generator:
         value = self.values[int(rng.integers(len(self.values)))]
         source = self.scalar_source() if rng.random() < 0.1 else value.name
         env = self.environment()
-        source_dtype = np.asarray(eval(source, env)).dtype
-        if source != value.name:  # a weak Python number stores as NumPy's default
-            source_dtype = {bool: BOOL, int: np.dtype(np.int64),
-                            float: np.dtype(np.float64)}.get(
-                type(eval(source, env)), source_dtype)
+        number = eval(source, env)
+        # A weak Python number stores as NumPy's default dtype of its kind
+        # (np.asarray would raise for ints past int64).
+        source_dtype = {bool: BOOL, int: np.dtype(np.int64),
+                        float: np.dtype(np.float64)}.get(type(number))
+        if source_dtype is None:
+            source_dtype = np.asarray(number).dtype
         targets = [name for name, _ in self.params
                    if np.can_cast(source_dtype, self.arrays[name].dtype, "same_kind")]
         if targets and rng.random() < 0.6:

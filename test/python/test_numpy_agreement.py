@@ -1006,3 +1006,36 @@ def test_a_value_stored_twice_then_updated_in_one_ref(backend):
     run(kernel, a, r1, r2[::-1], backend=backend)
     np.testing.assert_array_equal(r1, [-1.0, 4.0, 6.0])
     np.testing.assert_array_equal(r2[::-1], [2.0, 4.0, 6.0])
+
+
+#===-----------------------------------------------------------------------===#
+# Two reductions whose inits CSE merged each write their own result
+#===-----------------------------------------------------------------------===#
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("dtype,first,second", [
+    (np.int64, "(x * 2).sum(axis=1)", "x.sum(axis=1)"),
+    (np.float64, "x.sum(axis=1)", "(x + 1).sum(axis=1)"),
+    (np.float32, "x.sum()", "(x * x).sum()"),
+    (np.uint64, "x.max(axis=1)", "x.sum(axis=1)"),
+    (np.uint32, "x.sum(axis=0)", "x.max(axis=0).astype(np.uint64)"),
+    (np.int32, "x.sum(axis=1) + 0", "x.sum(axis=1) * 3"),
+    (np.float64, "x.max(axis=1)", "x.sum(axis=1)"),
+    (np.int16, "x.min(axis=0)", "x.max(axis=0)"),
+])
+def test_reductions_with_equal_identities_keep_their_results(
+        backend, dynamic, dtype, first, second):
+    """Two sums (or a sum and an unsigned maximum) of one shape start from
+    the same filled tensor after CSE: each must still write its own value
+    (both outputs got the first result before pk-unshare-inits)."""
+    namespace = {"np": np}
+    exec(f"def body(a, o, p):\n    x = a[...]\n    o[...] = {first}\n"
+         f"    p[...] = {second}\n", namespace)
+    x = (np.arange(48) * 7 % 11).astype(dtype).reshape(6, 8)
+    want_o, want_p = (quietly(eval, e, {"np": np, "x": x}) for e in (first, second))
+    o, p = np.zeros_like(want_o), np.zeros_like(want_p)
+    picokernel.kernel(namespace["body"], backend=backend, dynamic=dynamic)(x, o, p)
+    np.testing.assert_allclose(o, want_o, rtol=1e-6)
+    np.testing.assert_allclose(p, want_p, rtol=1e-6)

@@ -501,6 +501,35 @@ def PkCopySharedInsertDestinations
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def PkUnshareInits : Pass<"pk-unshare-inits", "::mlir::func::FuncOp"> {
+  let summary = "Each destination-passing op writes into its own init";
+  let description = [{
+    Two reductions of one shape and dtype whose identities are equal (two
+    sums, or a sum and an unsigned maximum) start from the same
+    `linalg.fill` once CSE has merged their inits. Empty-tensor elimination
+    then computes the fill in the destination of one of them, a ref's array,
+    which the other reduction also accumulates into: its value was in that
+    array when the first one's store overwrote it, and both outputs got the
+    first result. Each use of a `linalg.fill` or `tensor.empty` result as
+    the init of a destination-passing op other than a fill, after the first,
+    gets a clone of it (and of the empty tensor a fill fills), so that every
+    op writes into a tensor of its own, as before CSE. Fills of one empty
+    tensor keep sharing it: a fill writes all of it, and bufferization
+    reuses the buffer where the values' lives do not overlap.
+
+    ```mlir
+    %f = linalg.fill ins(%zero : i64) outs(%e : tensor<6xi64>)
+    %a = linalg.generic ... outs(%f : tensor<6xi64>)
+    %b = linalg.generic ... outs(%f : tensor<6xi64>)
+    // becomes
+    %f2 = linalg.fill ins(%zero : i64) outs(%e2 : tensor<6xi64>)
+    %b = linalg.generic ... outs(%f2 : tensor<6xi64>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def PkOrderRefWrites : Pass<"pk-order-ref-writes", "::mlir::func::FuncOp"> {
   let summary = "Write each array after every read of its old contents";
   let description = [{

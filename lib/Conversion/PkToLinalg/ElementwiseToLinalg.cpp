@@ -1,6 +1,7 @@
 //===- ElementwiseToLinalg.cpp - elementwise pk ops, casts and broadcasts -===//
 
 #include "PkToLinalgPatterns.h"
+#include "picokernel/Conversion/PkToLinalg/PkToLinalg.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,6 +21,8 @@ Value mlir::pk::buildElementwise(OpBuilder &builder, Location loc,
                                  RankedTensorType resultType, ValueRange inputs,
                                  ArrayRef<AffineMap> inputMaps,
                                  ScalarBuilder body, ValueRange dynamicSizes) {
+  Type semanticElement = resultType.getElementType();
+  resultType = toSignless(resultType);
   unsigned rank = resultType.getRank();
   SmallVector<AffineMap> maps(inputMaps);
   while (maps.size() < inputs.size())
@@ -51,8 +54,7 @@ Value mlir::pk::buildElementwise(OpBuilder &builder, Location loc,
   auto generic = linalg::GenericOp::create(
       builder, loc, resultType, inputs, init, maps, iterators,
       [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
-        Value result =
-            body(b, bodyLoc, args.drop_back(), resultType.getElementType());
+        Value result = body(b, bodyLoc, args.drop_back(), semanticElement);
         linalg::YieldOp::create(b, bodyLoc, result);
       });
   return generic.getResult(0);
@@ -69,22 +71,58 @@ SmallVector<OpFoldResult> mlir::pk::sizesOf(OpBuilder &builder, Location loc,
 
 namespace {
 
+/// Replaces `op` (one result) by a generic computing `body` on the elements
+/// of `operands`, the converted operands.
+LogicalResult replaceByElementwise(Operation *op, ValueRange operands,
+                                   ScalarBuilder body,
+                                   ConversionPatternRewriter &rewriter) {
+  Value result = buildElementwise(
+      rewriter, op->getLoc(),
+      cast<RankedTensorType>(op->getResult(0).getType()), operands, {}, body);
+  if (!result)
+    return rewriter.notifyMatchFailure(op, "no operand has its sizes");
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
 /// Lowers an elementwise pk op to a generic whose body computes
-/// `body(operand elements..., result element type)`.
-template <typename PkOp, Value (*body)(OpBuilder &, Location, ValueRange, Type)>
+/// `body(operand elements..., element type)`: the result's element type, or
+/// the operands' for a comparison (whose result is bool), as pk types it
+/// (unsigned integers stay unsigned there; the elements are signless).
+template <typename PkOp, Value (*body)(OpBuilder &, Location, ValueRange, Type),
+          bool byOperandType = false>
 struct ElementwiseLowering : public OpConversionPattern<PkOp> {
   using OpConversionPattern<PkOp>::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(PkOp op, typename PkOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(rewriter, op.getLoc(),
-                                    cast<RankedTensorType>(op.getType()),
-                                    adaptor.getOperands(), {}, body);
-    if (!result)
-      return rewriter.notifyMatchFailure(op, "no operand has its sizes");
-    rewriter.replaceOp(op, result);
-    return success();
+    Type element = getElementTypeOrSelf(
+        byOperandType ? op->getOperand(0).getType() : op.getType());
+    return replaceByElementwise(
+        op, adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args, Type) {
+          return body(b, loc, args, element);
+        },
+        rewriter);
+  }
+};
+
+/// pk.cast converts each element by both its types as pk types them (an
+/// unsigned source widens with zeros and converts to floats as unsigned).
+struct CastLowering : public OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type from = getElementTypeOrSelf(op.getOperand().getType());
+    return replaceByElementwise(
+        op, adaptor.getOperand(),
+        [&](OpBuilder &b, Location loc, ValueRange args, Type to) {
+          return convertElement(b, loc, args[0], from, to);
+        },
+        rewriter);
   }
 };
 
@@ -119,8 +157,7 @@ struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
 void mlir::pk::populatePkElementwiseConversionPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns) {
   patterns
-      .add<ElementwiseLowering<NegOp, negBody>,
-           ElementwiseLowering<CastOp, castBody>, BroadcastLowering,
+      .add<ElementwiseLowering<NegOp, negBody>, CastLowering, BroadcastLowering,
            ElementwiseLowering<AbsOp, absBody>,
            ElementwiseLowering<SelectOp, selectBody>,
            ElementwiseLowering<
@@ -134,8 +171,8 @@ void mlir::pk::populatePkElementwiseConversionPatterns(
   patterns.add<ElementwiseLowering<                                            \
       Op,                                                                      \
       compareBody<arith::CmpFPredicate::Float, arith::CmpIPredicate::Signed,   \
-                  arith::CmpIPredicate::Unsigned>>>(typeConverter,             \
-                                                    patterns.getContext());
+                  arith::CmpIPredicate::Unsigned>,                             \
+      /*byOperandType=*/true>>(typeConverter, patterns.getContext());
 #define PK_MATH_FUNCTION(Kind, name, Op, ...)                                  \
   patterns.add<ElementwiseLowering<Op, __VA_ARGS__>>(typeConverter,            \
                                                      patterns.getContext());

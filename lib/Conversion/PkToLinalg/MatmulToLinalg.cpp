@@ -1,6 +1,7 @@
 //===- MatmulToLinalg.cpp - pk.matmul to linalg contractions --------------===//
 
 #include "PkToLinalgPatterns.h"
+#include "picokernel/Conversion/PkToLinalg/PkToLinalg.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,7 +25,8 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
   matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto resultType = cast<RankedTensorType>(op.getType());
+    // Integer products wrap the same with or without a sign.
+    auto resultType = toSignless(cast<RankedTensorType>(op.getType()));
     Type element = resultType.getElementType();
     Value zero = arith::ConstantOp::create(rewriter, loc, element,
                                            rewriter.getZeroAttr(element));

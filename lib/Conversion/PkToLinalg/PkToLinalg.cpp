@@ -24,10 +24,24 @@ namespace mlir::pk {
 using namespace mlir;
 using namespace mlir::pk;
 
+Type mlir::pk::toSignless(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return integer.isUnsigned()
+               ? IntegerType::get(type.getContext(), integer.getWidth())
+               : type;
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.clone(toSignless(shaped.getElementType()));
+  return type;
+}
+
+RankedTensorType mlir::pk::toSignless(RankedTensorType type) {
+  return cast<RankedTensorType>(toSignless(Type(type)));
+}
+
 PkToLinalgTypeConverter::PkToLinalgTypeConverter() {
-  addConversion([](Type type) { return type; });
+  addConversion([](Type type) { return toSignless(type); });
   addConversion([](RefType ref) -> Type {
-    return MemRefType::get(ref.getShape(), ref.getElementType());
+    return MemRefType::get(ref.getShape(), toSignless(ref.getElementType()));
   });
 }
 
@@ -160,7 +174,7 @@ struct CountLowering : public OpConversionPattern<CountOp> {
       count = arith::MulIOp::create(rewriter, loc, count, size);
     Value number =
         arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), count);
-    Type element = op.getType().getElementType();
+    Type element = toSignless(op.getType().getElementType());
     if (auto real = dyn_cast<FloatType>(element)) {
       number =
           arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(), number);
@@ -169,8 +183,8 @@ struct CountLowering : public OpConversionPattern<CountOp> {
     } else if (element.getIntOrFloatBitWidth() < 64) {
       number = arith::TruncIOp::create(rewriter, loc, element, number);
     }
-    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
-                                                        number);
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(
+        op, toSignless(op.getType()), number);
     return success();
   }
 };
@@ -181,8 +195,17 @@ struct ConstantLowering : public OpConversionPattern<ConstantOp> {
   LogicalResult
   matchAndRewrite(ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getType(),
-                                                   op.getValue());
+    RankedTensorType type = toSignless(op.getType());
+    if (type == op.getType()) {
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type, op.getValue());
+      return success();
+    }
+    // Unsigned integers: the same bits as signless ones.
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!dense)
+      return rewriter.notifyMatchFailure(op, "unsigned constant not dense");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, type, dense.bitcast(type.getElementType()));
     return success();
   }
 };

@@ -56,12 +56,15 @@ void populatePkSliceConversionPatterns(const TypeConverter &typeConverter,
 // broadcasts and reverse slice dimensions
 //===----------------------------------------------------------------------===//
 
-/// Computes one result element from the operands' elements.
+/// Computes one result element from the operands' elements, given the result
+/// element type as pk types it: an unsigned integer type there says which
+/// operations to use on the signless elements.
 using ScalarBuilder =
     function_ref<Value(OpBuilder &, Location, ValueRange, Type)>;
 
 /// A linalg.generic computing `result[i] = body(inputs[map_k(i)]...)` into a
-/// fresh tensor, with identity maps unless `inputMaps` says otherwise. The
+/// fresh tensor, with identity maps unless `inputMaps` says otherwise
+/// (`resultType` as pk types it: the tensor has signless elements). The
 /// size of each dynamic result dimension is the next of `dynamicSizes`, or,
 /// where none are given, that of an input dimension read along it; null if
 /// there is none.
@@ -92,10 +95,10 @@ Value floatOrIntBody(OpBuilder &b, Location loc, ValueRange args,
 /// maximum/minimum: for floats NumPy's (the first operand when it `wins`
 /// or is NaN, else the second: a NaN in either gives that NaN; of equal
 /// ones such as 0.0 and -0.0 the second, but the first for float16, whose
-/// NumPy loop is another), signed for integers, logical or/and for booleans
-/// (SPIR-V has no i1 max or min).
+/// NumPy loop is another), signed or unsigned for integers, logical or/and
+/// for booleans (SPIR-V has no i1 max or min).
 template <arith::CmpFPredicate wins, arith::CmpFPredicate winsOrTies,
-          typename SignedOp, typename BoolOp>
+          typename SignedOp, typename UnsignedOp, typename BoolOp>
 Value extremumBody(OpBuilder &b, Location loc, ValueRange args, Type element) {
   if (isa<FloatType>(element)) {
     arith::CmpFPredicate predicate = element.isF16() ? winsOrTies : wins;
@@ -107,21 +110,24 @@ Value extremumBody(OpBuilder &b, Location loc, ValueRange args, Type element) {
   }
   if (element.isInteger(1))
     return BoolOp::create(b, loc, args[0], args[1]);
+  if (element.isUnsignedInteger())
+    return UnsignedOp::create(b, loc, args[0], args[1]);
   return SignedOp::create(b, loc, args[0], args[1]);
 }
 
-/// Comparisons: ordered float predicates (false with NaN; `ne` unordered,
-/// true with NaN), signed integers, unsigned booleans.
+/// Comparisons of operands of the element type `element`: ordered float
+/// predicates (false with NaN; `ne` unordered, true with NaN), signed
+/// integers, unsigned integers and booleans.
 template <arith::CmpFPredicate floatPredicate,
           arith::CmpIPredicate signedPredicate,
           arith::CmpIPredicate unsignedPredicate>
-Value compareBody(OpBuilder &b, Location loc, ValueRange args, Type) {
-  Type element = args[0].getType();
+Value compareBody(OpBuilder &b, Location loc, ValueRange args, Type element) {
   if (isa<FloatType>(element))
     return arith::CmpFOp::create(b, loc, floatPredicate, args[0], args[1]);
-  return arith::CmpIOp::create(
-      b, loc, element.isInteger(1) ? unsignedPredicate : signedPredicate,
-      args[0], args[1]);
+  bool isUnsigned = element.isInteger(1) || element.isUnsignedInteger();
+  return arith::CmpIOp::create(b, loc,
+                               isUnsigned ? unsignedPredicate : signedPredicate,
+                               args[0], args[1]);
 }
 
 Value absBody(OpBuilder &b, Location loc, ValueRange args, Type element);
@@ -176,9 +182,16 @@ FloorDivision buildFloatFloorDivision(OpBuilder &b, Location loc, Value lhs,
 FloorDivision buildIntegerFloorDivision(OpBuilder &b, Location loc, Value lhs,
                                         Value rhs);
 
+/// Unsigned integers: division and remainder, 0 for both where the divisor
+/// is 0 (as NumPy gives, with a warning), without dividing by it.
+FloorDivision buildUnsignedFloorDivision(OpBuilder &b, Location loc, Value lhs,
+                                         Value rhs);
+
 template <Value FloorDivision::*part>
 Value floorDivisionBody(OpBuilder &b, Location loc, ValueRange args,
                         Type element) {
+  if (element.isUnsignedInteger())
+    return buildUnsignedFloorDivision(b, loc, args[0], args[1]).*part;
   if (!isa<FloatType>(element))
     return buildIntegerFloorDivision(b, loc, args[0], args[1]).*part;
   if (element.getIntOrFloatBitWidth() >= 32)
@@ -196,8 +209,10 @@ Value selectBody(OpBuilder &b, Location loc, ValueRange args, Type);
 
 Value negBody(OpBuilder &b, Location loc, ValueRange args, Type element);
 
-/// pk.cast of one element (see convertElement).
-Value castBody(OpBuilder &b, Location loc, ValueRange args, Type element);
+/// One element converted from the element type `from` to `to` (as pk types
+/// them; `value` is signless) as NumPy's astype does (see pk.cast).
+Value convertElement(OpBuilder &b, Location loc, Value value, Type from,
+                     Type to);
 
 } // namespace mlir::pk
 

@@ -1,6 +1,7 @@
 //===- ReductionToLinalg.cpp - pk reductions to linalg.generic ------------===//
 
 #include "PkToLinalgPatterns.h"
+#include "picokernel/Conversion/PkToLinalg/PkToLinalg.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,6 +23,8 @@ template <typename PkOp, Reduction kind>
 struct ReduceLowering : public OpConversionPattern<PkOp> {
   using OpConversionPattern<PkOp>::OpConversionPattern;
 
+  /// The identity of the reduction of `element`s (as pk types them; the
+  /// attribute is signless).
   static TypedAttr identity(OpBuilder &b, Type element) {
     if (auto floatType = dyn_cast<FloatType>(element)) {
       if (kind == Reduction::Sum)
@@ -31,18 +34,24 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
                                             kind == Reduction::Max));
     }
     unsigned width = element.getIntOrFloatBitWidth();
+    Type bits = toSignless(element);
     if (kind == Reduction::Sum)
-      return b.getIntegerAttr(element, 0);
+      return b.getIntegerAttr(bits, 0);
     if (width == 1) // booleans: max is "any", min is "all"
-      return b.getIntegerAttr(element, kind == Reduction::Max ? 0 : 1);
-    return b.getIntegerAttr(element, kind == Reduction::Max
-                                         ? APInt::getSignedMinValue(width)
-                                         : APInt::getSignedMaxValue(width));
+      return b.getIntegerAttr(bits, kind == Reduction::Max ? 0 : 1);
+    if (element.isUnsignedInteger())
+      return b.getIntegerAttr(bits, kind == Reduction::Max
+                                        ? APInt::getMinValue(width)
+                                        : APInt::getMaxValue(width));
+    return b.getIntegerAttr(bits, kind == Reduction::Max
+                                      ? APInt::getSignedMinValue(width)
+                                      : APInt::getSignedMaxValue(width));
   }
 
-  static Value combine(OpBuilder &b, Location loc, Value acc, Value x) {
-    Type element = x.getType();
+  static Value combine(OpBuilder &b, Location loc, Type element, Value acc,
+                       Value x) {
     bool isFloat = isa<FloatType>(element), isBool = element.isInteger(1);
+    bool isUnsigned = element.isUnsignedInteger();
     switch (kind) {
     case Reduction::Sum:
       // Reassociation lets LLVM keep several partial sums in vector lanes
@@ -54,15 +63,17 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
     case Reduction::Max:
       // NaN-propagating maximum and minimum are associative: the flag only
       // lets LLVM vectorize.
-      return isFloat  ? Value(arith::MaximumFOp::create(
-                            b, loc, acc, x, arith::FastMathFlags::reassoc))
-             : isBool ? Value(arith::OrIOp::create(b, loc, acc, x))
-                      : Value(arith::MaxSIOp::create(b, loc, acc, x));
+      return isFloat      ? Value(arith::MaximumFOp::create(
+                                b, loc, acc, x, arith::FastMathFlags::reassoc))
+             : isBool     ? Value(arith::OrIOp::create(b, loc, acc, x))
+             : isUnsigned ? Value(arith::MaxUIOp::create(b, loc, acc, x))
+                          : Value(arith::MaxSIOp::create(b, loc, acc, x));
     case Reduction::Min:
-      return isFloat  ? Value(arith::MinimumFOp::create(
-                            b, loc, acc, x, arith::FastMathFlags::reassoc))
-             : isBool ? Value(arith::AndIOp::create(b, loc, acc, x))
-                      : Value(arith::MinSIOp::create(b, loc, acc, x));
+      return isFloat      ? Value(arith::MinimumFOp::create(
+                                b, loc, acc, x, arith::FastMathFlags::reassoc))
+             : isBool     ? Value(arith::AndIOp::create(b, loc, acc, x))
+             : isUnsigned ? Value(arith::MinUIOp::create(b, loc, acc, x))
+                          : Value(arith::MinSIOp::create(b, loc, acc, x));
     }
     llvm_unreachable("unknown reduction");
   }
@@ -72,8 +83,9 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto operandType = cast<RankedTensorType>(op.getOperand().getType());
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Type element = operandType.getElementType();
+    auto resultType = toSignless(cast<RankedTensorType>(op.getType()));
+    Type semanticElement = operandType.getElementType();
+    Type element = toSignless(semanticElement);
     int64_t rank = operandType.getRank();
 
     SmallVector<int64_t> reducedShape, keptDims;
@@ -93,8 +105,8 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
     Value empty = tensor::EmptyOp::create(
         rewriter, loc, sizesOf(rewriter, loc, adaptor.getOperand(), keptDims),
         element);
-    Value start = arith::ConstantOp::create(rewriter, loc, element,
-                                            identity(rewriter, element));
+    Value start = arith::ConstantOp::create(
+        rewriter, loc, element, identity(rewriter, semanticElement));
     Value init =
         linalg::FillOp::create(rewriter, loc, start, empty).getResult(0);
     SmallVector<AffineMap> maps = {
@@ -104,9 +116,10 @@ struct ReduceLowering : public OpConversionPattern<PkOp> {
         linalg::GenericOp::create(
             rewriter, loc, reducedType, adaptor.getOperand(), init, maps,
             iterators,
-            [](OpBuilder &b, Location bodyLoc, ValueRange args) {
-              linalg::YieldOp::create(b, bodyLoc,
-                                      combine(b, bodyLoc, args[1], args[0]));
+            [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, bodyLoc,
+                  combine(b, bodyLoc, semanticElement, args[1], args[0]));
             })
             .getResult(0);
     if (reducedType != resultType) {

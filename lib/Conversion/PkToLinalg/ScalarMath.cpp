@@ -1,6 +1,7 @@
 //===- ScalarMath.cpp - arith and math ops computing one element ----------===//
 
 #include "PkToLinalgPatterns.h"
+#include "picokernel/Conversion/PkToLinalg/PkToLinalg.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -14,7 +15,7 @@ Value mlir::pk::absBody(OpBuilder &b, Location loc, ValueRange args,
                         Type element) {
   if (isa<FloatType>(element))
     return math::AbsFOp::create(b, loc, args[0]);
-  if (element.isInteger(1))
+  if (element.isInteger(1) || element.isUnsignedInteger())
     return args[0];
   return math::AbsIOp::create(b, loc, args[0]);
 }
@@ -183,6 +184,22 @@ FloorDivision mlir::pk::buildIntegerFloorDivision(OpBuilder &b, Location loc,
   return {quotient, remainder};
 }
 
+FloorDivision mlir::pk::buildUnsignedFloorDivision(OpBuilder &b, Location loc,
+                                                   Value lhs, Value rhs) {
+  Type type = lhs.getType();
+  Value zero =
+      arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, 0));
+  Value one =
+      arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, 1));
+  Value divisorIsZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, zero);
+  Value safeDivisor = arith::SelectOp::create(b, loc, divisorIsZero, one, rhs);
+  Value quotient = arith::DivUIOp::create(b, loc, lhs, safeDivisor);
+  Value remainder = arith::RemUIOp::create(b, loc, lhs, safeDivisor);
+  return {arith::SelectOp::create(b, loc, divisorIsZero, zero, quotient),
+          arith::SelectOp::create(b, loc, divisorIsZero, zero, remainder)};
+}
+
 Value mlir::pk::selectBody(OpBuilder &b, Location loc, ValueRange args, Type) {
   return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
 }
@@ -191,18 +208,27 @@ Value mlir::pk::negBody(OpBuilder &b, Location loc, ValueRange args,
                         Type element) {
   if (isa<FloatType>(element))
     return arith::NegFOp::create(b, loc, args[0]);
+  // Unsigned integers wrap too (NumPy's -uint8(1) is 255).
+  Type bits = args[0].getType();
   Value zero =
-      arith::ConstantOp::create(b, loc, element, b.getIntegerAttr(element, 0));
+      arith::ConstantOp::create(b, loc, bits, b.getIntegerAttr(bits, 0));
   return arith::SubIOp::create(b, loc, zero, args[0]);
 }
 
-/// One element converted as NumPy's astype does (see pk.cast).
-static Value convertElement(OpBuilder &b, Location loc, Value value, Type to) {
-  Type from = value.getType();
+Value mlir::pk::convertElement(OpBuilder &b, Location loc, Value value,
+                               Type from, Type to) {
   if (from == to)
     return value;
   auto fromInt = dyn_cast<IntegerType>(from);
   auto toInt = dyn_cast<IntegerType>(to);
+  // A source is widened by its own sign: zeros for unsigned integers and
+  // bools, copies of the sign bit for signed integers.
+  bool zeroExtends =
+      fromInt && (fromInt.getWidth() == 1 || fromInt.isUnsigned());
+  from = value.getType();
+  to = toSignless(to);
+  if (from == to)
+    return value; // the same bits: int8 <-> uint8
   if (toInt && toInt.getWidth() == 1) {
     // To bool: nonzero (a NaN is nonzero).
     if (fromInt)
@@ -213,21 +239,23 @@ static Value convertElement(OpBuilder &b, Location loc, Value value, Type to) {
         b, loc, arith::CmpFPredicate::UNE, value,
         arith::ConstantOp::create(b, loc, from, b.getFloatAttr(from, 0.0)));
   }
-  bool fromBool = fromInt && fromInt.getWidth() == 1;
   if (fromInt && toInt) {
     if (toInt.getWidth() < fromInt.getWidth())
       return arith::TruncIOp::create(b, loc, to, value);
-    if (fromBool)
+    if (zeroExtends)
       return arith::ExtUIOp::create(b, loc, to, value);
     return arith::ExtSIOp::create(b, loc, to, value);
   }
   if (fromInt) {
-    if (fromBool)
+    if (zeroExtends)
       return arith::UIToFPOp::create(b, loc, to, value);
     return arith::SIToFPOp::create(b, loc, to, value);
   }
-  if (toInt)
+  if (toInt) {
+    if (toInt.isUnsigned())
+      return arith::FPToUIOp::create(b, loc, to, value);
     return arith::FPToSIOp::create(b, loc, to, value);
+  }
   if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth() ||
       (from.isF16() && to.isBF16()) || (from.isBF16() && to.isF16())) {
     // f16 <-> bf16 goes through f32, which holds both exactly.
@@ -238,9 +266,4 @@ static Value convertElement(OpBuilder &b, Location loc, Value value, Type to) {
     return arith::ExtFOp::create(b, loc, to, value);
   }
   return arith::TruncFOp::create(b, loc, to, value);
-}
-
-Value mlir::pk::castBody(OpBuilder &b, Location loc, ValueRange args,
-                         Type element) {
-  return convertElement(b, loc, args[0], element);
 }

@@ -1,6 +1,7 @@
 //===- SliceToTensor.cpp - pk slices to tensor slices ---------------------===//
 
 #include "PkToLinalgPatterns.h"
+#include "picokernel/Conversion/PkToLinalg/PkToLinalg.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -194,7 +195,7 @@ struct ExtractSliceLowering : public OpConversionPattern<ExtractSliceOp> {
   matchAndRewrite(ExtractSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto resultType = cast<RankedTensorType>(op.getType());
+    auto resultType = toSignless(cast<RankedTensorType>(op.getType()));
     ForwardSlice slice = forwardSlice(rewriter, loc, op, adaptor, resultType);
     // No elements (a dimension of size 0 next to dynamic ones): a new
     // tensor, as tensor slices want offsets inside every dimension.
@@ -230,8 +231,8 @@ struct InsertSliceLowering : public OpConversionPattern<InsertSliceOp> {
       rewriter.replaceOp(op, adaptor.getDest());
       return success();
     }
-    ForwardSlice slice =
-        forwardSlice(rewriter, loc, op, adaptor, op.getSource().getType());
+    ForwardSlice slice = forwardSlice(rewriter, loc, op, adaptor,
+                                      toSignless(op.getSource().getType()));
     Value source = adaptor.getSource();
     if (slice.anyReversed())
       source = reverseDimensions(rewriter, loc, source, slice.reversedSizes);

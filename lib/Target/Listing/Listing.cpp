@@ -106,7 +106,7 @@ void printElements(ElementsAttr value, llvm::raw_ostream &os) {
       if (i.getType().isInteger(1))
         os << (i.getValue().isZero() ? "false" : "true");
       else
-        os << i.getValue().getSExtValue();
+        i.getValue().print(os, /*isSigned=*/!i.getType().isUnsignedInteger());
     } else {
       os << element;
     }

@@ -13,6 +13,8 @@
 // RUN: pk-translate --pk-to-c-header %t/dynamic.mlir | FileCheck %s --check-prefix=DYNAMIC
 // RUN: pk-translate --pk-to-object %t/dynamic.mlir -o %t/dynamic.o
 // RUN: llvm-nm --defined-only --extern-only %t/dynamic.o | FileCheck %s --check-prefix=DYNAMIC-SYMBOLS
+// RUN: pk-translate --pk-to-c-header %t/unsigned.mlir | FileCheck %s --check-prefix=UNSIGNED
+// RUN: pk-translate --pk-to-object %t/unsigned.mlir -o %t/unsigned.o
 
 //--- kernels.mlir
 // SYMBOLS-NOT: {{ }}scale{{$}}
@@ -214,5 +216,18 @@ pk.kernel @batched(%a: !pk.ref<?x?x?xf64> loc("a"), %x: !pk.ref<?xf64> loc("x"),
   %1 = pk.load %x : !pk.ref<?xf64> -> tensor<?xf64>
   %2 = pk.matmul %0, %1 : tensor<?x?x?xf64>, tensor<?xf64> -> tensor<?x?xf64>
   pk.store %2, %o : tensor<?x?xf64> -> !pk.ref<?x?xf64>
+  pk.return
+}
+
+//--- unsigned.mlir
+// Unsigned integers are C's unsigned fixed-width types.
+// UNSIGNED: /* halve(x: uint8[4], o: uint64[4]); writes o */
+// UNSIGNED-NEXT: void pk_halve(const uint8_t *x, uint64_t *o);
+pk.kernel @halve(%x: !pk.ref<4xui8> loc("x"), %o: !pk.ref<4xui64> loc("o")) {
+  %0 = pk.load %x : !pk.ref<4xui8> -> tensor<4xui8>
+  %1 = pk.cast %0 : tensor<4xui8> -> tensor<4xui64>
+  %2 = pk.constant dense<2> : tensor<4xui64>
+  %3 = pk.floordiv %1, %2 : tensor<4xui64>
+  pk.store %3, %o : tensor<4xui64> -> !pk.ref<4xui64>
   pk.return
 }

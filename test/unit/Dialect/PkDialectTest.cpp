@@ -80,11 +80,14 @@ TEST_F(PkDialectTest, RefTypeTakesDynamicDimensions) {
 TEST_F(PkDialectTest, RefTypeRejectsOtherElementTypes) {
   Builder b(&context);
   for (Type element :
-       {Type(b.getIndexType()), Type(b.getIntegerType(32, /*isSigned=*/false)),
+       {Type(b.getIndexType()), Type(b.getIntegerType(32, /*isSigned=*/true)),
         Type(b.getIntegerType(3)), Type(b.getF80Type()),
+        Type(b.getIntegerType(128, /*isSigned=*/false)),
         Type(RankedTensorType::get({2}, b.getF32Type()))})
     EXPECT_FALSE(checkedRef({4}, element));
-  EXPECT_EQ(messages.size(), 5u);
+  EXPECT_EQ(messages.size(), 6u);
+  // NumPy's unsigned integers are refs' element types.
+  EXPECT_TRUE(checkedRef({4}, b.getIntegerType(32, /*isSigned=*/false)));
 }
 
 TEST_F(PkDialectTest, RefTypeRejectsSizesThatOverflow) {

@@ -148,6 +148,22 @@ TEST(Trace, ArraysPromoteLikeNumPy) {
   EXPECT_EQ(pk::promoteTypes(pk::boolean, pk::i8), pk::i8);
   EXPECT_EQ(pk::promoteTypes(pk::f16, pk::bf16), pk::f32);
   EXPECT_EQ(pk::promoteTypes(pk::f32, pk::f64), pk::f64);
+  // Unsigned integers (NEP 50): the wider of a kind; with a signed one the
+  // smallest signed integer holding both; uint64 with a signed: float64.
+  EXPECT_EQ(pk::promoteTypes(pk::u8, pk::u32), pk::u32);
+  EXPECT_EQ(pk::promoteTypes(pk::u8, pk::i8), pk::i16);
+  EXPECT_EQ(pk::promoteTypes(pk::i32, pk::u16), pk::i32);
+  EXPECT_EQ(pk::promoteTypes(pk::u32, pk::i32), pk::i64);
+  EXPECT_EQ(pk::promoteTypes(pk::u64, pk::i8), pk::f64);
+  EXPECT_EQ(pk::promoteTypes(pk::boolean, pk::u16), pk::u16);
+  EXPECT_EQ(pk::promoteTypes(pk::u8, pk::f16), pk::f16);
+  EXPECT_EQ(pk::promoteTypes(pk::u16, pk::f16), pk::f32);
+  EXPECT_EQ(pk::promoteTypes(pk::u32, pk::f32), pk::f64);
+  EXPECT_TRUE(pk::canCastSameKind(pk::u8, pk::i8));
+  EXPECT_FALSE(pk::canCastSameKind(pk::i8, pk::u64));
+  EXPECT_TRUE(pk::canCastSameKind(pk::u64, pk::f16));
+  EXPECT_EQ(pk::parseDType("uint16"), pk::u16);
+  EXPECT_EQ(pk::parseDType("ui64"), pk::u64);
 
   auto module = pk::trace(
       "mixed", [](Ref x, Ref y, Ref o) { o[all] = x[all] + y[all]; },
@@ -476,6 +492,38 @@ TEST(TraceErrors, DTypeRulesWithNoPromotion) {
             }).message,
             "add: integer scalar 300 is out of bounds for int8 (NumPy raises "
             "OverflowError)");
+  // Unsigned arrays hold no negative C++ numbers, and uint8 nothing past 255.
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad", [](Ref x, Ref o) { o[all] = x[all] - (-1); },
+                  vectors(3, pk::u16, {"x", "o"}));
+            }).message,
+            "subtract: integer scalar -1 is out of bounds for uint16 (NumPy "
+            "raises OverflowError)");
+  EXPECT_EQ(failureOf([] {
+              pk::trace(
+                  "bad", [](Ref x, Ref o) { o[all] = x[all] * 256; },
+                  vectors(3, pk::u8, {"x", "o"}));
+            }).message,
+            "multiply: integer scalar 256 is out of bounds for uint8 (NumPy "
+            "raises OverflowError)");
+}
+
+TEST(Trace, UnsignedIntegersWrapAndCompareByValue) {
+  auto module = pk::trace(
+      "bytes",
+      [](Ref x, Ref o, Ref m) {
+        o[all] = x[all] + 255;
+        m[all] = x[all] < -1;
+      },
+      {{"x", {2}, pk::u8}, {"o", {2}, pk::u8}, {"m", {2}, pk::boolean}});
+  std::string listing = pk::listing(*module);
+  EXPECT_NE(listing.find("v1<:uint8> = CONST(255)"), std::string::npos)
+      << listing;
+  EXPECT_NE(listing.find("v2<2:uint8> = ADD(v0, v1)"), std::string::npos)
+      << listing;
+  // uint8 < -1 compares in int64, where -1 is below every uint8.
+  EXPECT_NE(listing.find("<2:int64> = CAST("), std::string::npos) << listing;
 }
 
 TEST(TraceErrors, KernelWithoutStore) {

@@ -409,8 +409,10 @@ struct NarrowIntegerComparison : public OpRewritePattern<CompareOp> {
       auto narrow = dyn_cast<IntegerType>(
           getElementTypeOrSelf(cast.getOperand().getType()));
       auto wide = dyn_cast<IntegerType>(getElementTypeOrSelf(cast.getType()));
+      // Signed integers only: the comparisons below are signed.
       if (!narrow || !wide || narrow.getWidth() <= 1 ||
-          narrow.getWidth() >= wide.getWidth())
+          narrow.getWidth() >= wide.getWidth() || narrow.isUnsigned() ||
+          wide.isUnsigned())
         continue;
       APInt value = splat.getSplatValue<APInt>();
       unsigned bits = narrow.getWidth();

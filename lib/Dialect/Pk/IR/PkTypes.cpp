@@ -47,7 +47,8 @@ LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
   }
   if (!isPkElementType(elementType))
     return emitError() << "ref element type must be one of f16, bf16, f32, "
-                          "f64, i1, i8, i16, i32, i64; got "
+                          "f64, i1, i8, i16, i32, i64, ui8, ui16, ui32, "
+                          "ui64; got "
                        << elementType;
   // Sizes must be computable in bytes without overflow, or every later
   // stage would have to re-check them.

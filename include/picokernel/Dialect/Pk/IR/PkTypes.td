@@ -8,15 +8,18 @@ include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/CommonTypeConstraints.td"
 
 // The element types a kernel can compute on: NumPy's float16, bfloat16,
-// float32, float64, bool and signed integers.
+// float32, float64, bool, and signed and unsigned integers (ui8...ui64:
+// the lowering computes on their bits with the unsigned operations).
 // C++: mlir::pk::isPkElementType(Type).
-def Pk_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64],
+def Pk_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64,
+                                 UI8, UI16, UI32, UI64],
                                "pk element type"> {
   let cppFunctionName = "isPkElementType";
 }
 
 // Element types on which +, -, *, neg and @ are defined (booleans are not).
-def Pk_NumericType : AnyTypeOf<[F16, BF16, F32, F64, I8, I16, I32, I64],
+def Pk_NumericType : AnyTypeOf<[F16, BF16, F32, F64, I8, I16, I32, I64, UI8,
+                                 UI16, UI32, UI64],
                                "pk numeric element type">;
 
 // The values that kernels compute with: ranked tensors. A dynamic (`?`)

@@ -1,0 +1,62 @@
+//===- UnshareInits.cpp - a fresh init for each destination-passing op ----===//
+
+#include "picokernel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+
+namespace mlir::pk {
+#define GEN_PASS_DEF_PKUNSHAREINITS
+#include "picokernel/Transforms/Passes.h.inc"
+} // namespace mlir::pk
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `value` is a tensor that a fill or an empty tensor makes: a
+/// value with no contents of its own, which a copy of its maker can give.
+bool isMadeFresh(Value value) {
+  return isa_and_nonnull<tensor::EmptyOp, linalg::FillOp>(
+      value.getDefiningOp());
+}
+
+/// A clone of the fills and empty tensors that make `value`, before `user`.
+Value cloneMaker(OpBuilder &builder, Value value, Operation *user) {
+  Operation *maker = value.getDefiningOp();
+  builder.setInsertionPoint(user);
+  Operation *clone = builder.clone(*maker);
+  if (auto fill = dyn_cast<linalg::FillOp>(clone)) {
+    Value init = fill.getDpsInits()[0];
+    if (isMadeFresh(init))
+      fill.getDpsInitsMutable()[0].set(cloneMaker(builder, init, clone));
+  }
+  return clone->getResult(cast<OpResult>(value).getResultNumber());
+}
+
+struct UnshareInitsPass
+    : public mlir::pk::impl::PkUnshareInitsBase<UnshareInitsPass> {
+  void runOnOperation() override {
+    // The inits after the first use of a freshly made tensor, in order.
+    SmallVector<OpOperand *> sharing;
+    llvm::SmallPtrSet<Value, 8> seen;
+    getOperation().walk([&](DestinationStyleOpInterface op) {
+      // Fills of one empty tensor are left sharing it: each fill writes the
+      // whole of it, and bufferization reuses one buffer for values whose
+      // lives do not overlap (a row's max, then its sum).
+      if (isa<linalg::FillOp>(op.getOperation()))
+        return;
+      for (OpOperand &init : op.getDpsInitsMutable())
+        if (isMadeFresh(init.get()) && !init.get().hasOneUse() &&
+            !seen.insert(init.get()).second)
+          sharing.push_back(&init);
+    });
+    OpBuilder builder(&getContext());
+    for (OpOperand *init : sharing)
+      init->set(cloneMaker(builder, init->get(), init->getOwner()));
+  }
+};
+
+} // namespace

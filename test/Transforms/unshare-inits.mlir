@@ -1,0 +1,48 @@
+// RUN: pk-opt %s --pk-unshare-inits | FileCheck %s
+
+// Two reductions accumulating into one filled init: the second gets its own
+// fill of its own empty tensor.
+// CHECK-LABEL: func.func @two_sums
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<6xi64>
+// CHECK: %[[F1:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%[[E1]] : tensor<6xi64>)
+// CHECK: linalg.generic {{.*}} outs(%[[F1]] : tensor<6xi64>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<6xi64>
+// CHECK: %[[F2:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%[[E2]] : tensor<6xi64>)
+// CHECK: linalg.generic {{.*}} outs(%[[F2]] : tensor<6xi64>)
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @two_sums(%x: tensor<6x8xi64>) -> (tensor<6xi64>, tensor<6xi64>) {
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<6xi64>
+  %f = linalg.fill ins(%zero : i64) outs(%e : tensor<6xi64>) -> tensor<6xi64>
+  %a = linalg.generic {indexing_maps = [#map, #row],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<6x8xi64>) outs(%f : tensor<6xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    %s = arith.addi %out, %in : i64
+    linalg.yield %s : i64
+  } -> tensor<6xi64>
+  %b = linalg.generic {indexing_maps = [#map, #row],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<6x8xi64>) outs(%f : tensor<6xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    %m = arith.maxui %out, %in : i64
+    linalg.yield %m : i64
+  } -> tensor<6xi64>
+  return %a, %b : tensor<6xi64>, tensor<6xi64>
+}
+
+// Two fills of one empty tensor keep sharing it.
+// CHECK-LABEL: func.func @two_fills
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<4xf32>)
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<4xf32>)
+// CHECK-NOT: tensor.empty
+func.func @two_fills() -> (tensor<4xf32>, tensor<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %b = linalg.fill ins(%one : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
