@@ -69,12 +69,7 @@ struct TruncateF64ToHalf : public OpRewritePattern<arith::TruncFOp> {
     if (!from.isF64() || (!to.isF16() && !to.isBF16()))
       return failure();
     Location loc = op.getLoc();
-    Value narrow =
-        to.isF16() ? truncateToOdd(rewriter, loc, op.getIn())
-                   : arith::TruncFOp::create(rewriter, loc,
-                                             withElement(op.getIn().getType(),
-                                                         rewriter.getF32Type()),
-                                             op.getIn());
+    Value narrow = truncateToOdd(rewriter, loc, op.getIn());
     rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, op.getType(), narrow);
     return success();
   }

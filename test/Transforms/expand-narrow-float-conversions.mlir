@@ -1,6 +1,6 @@
 // Conversions to the 16-bit floats leave no compiler-rt helper call: f64 ->
 // f16 rounds to float32 to odd first (then once to float16: exactly
-// NumPy's result), f64 -> bf16 goes through float32 as ml_dtypes does, and
+// NumPy's result), f64 -> bf16 likewise (ml_dtypes' result), and
 // bf16 <-> f32 become bit operations. Checked by structure and by running
 // the rounding on the CPU.
 // RUN: pk-opt %s --pk-expand-narrow-float-conversions | FileCheck %s
@@ -23,6 +23,7 @@ func.func @f64_to_f16(%d: f64) -> f16 {
 }
 
 // CHECK-LABEL: func.func @bf16
+// CHECK: arith.cmpf one
 // CHECK-NOT: arith.truncf %{{.*}} : f32 to bf16
 // CHECK-NOT: arith.extf %{{.*}} : bf16 to f32
 // CHECK: arith.bitcast %{{.*}} : i16 to bf16
@@ -62,6 +63,18 @@ func.func @rounding_between(%a: f32, %b: f32) -> f32 {
 // EXEC-NEXT: 0
 // EXEC-NEXT: 1
 // EXEC-NEXT: -32768
+// bfloat16: 2^40 + 2^32 + 1 rounds up to 0x5381 = 21377 (through float32
+// to nearest, 2^40 + 2^32, a tie, it became 0x5380); 1 + 2^-8 ties to even
+// (0x3F80 = 16256).
+// EXEC-NEXT: 21377
+// EXEC-NEXT: 16256
+func.func @print_bf16(%d: f64) {
+  %zero = arith.constant 0.0 : bf16
+  %h, %unused = func.call @bf16(%d, %zero) : (f64, bf16) -> (bf16, f64)
+  %bits = arith.bitcast %h : bf16 to i16
+  vector.print %bits : i16
+  return
+}
 func.func @print(%d: f64) {
   %h = func.call @f64_to_f16(%d) : (f64) -> f16
   %bits = arith.bitcast %h : f16 to i16
@@ -86,5 +99,9 @@ func.func @main() {
   func.call @print(%c6) : (f64) -> ()
   %c7 = arith.constant -0.0 : f64
   func.call @print(%c7) : (f64) -> ()
+  %c8 = arith.constant 1103806595073.0 : f64
+  func.call @print_bf16(%c8) : (f64) -> ()
+  %c9 = arith.constant 1.00390625 : f64
+  func.call @print_bf16(%c9) : (f64) -> ()
   return
 }

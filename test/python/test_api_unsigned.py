@@ -385,6 +385,25 @@ def test_exponents_beyond_int64(exponent):
             picokernel.kernel(namespace["body"])(small, np.zeros(5, np.uint8))
 
 
+def test_numpy_scalars_store_with_numpys_cast():
+    """NumPy's assignment wraps an integer scalar into an unsigned array
+    (np.uint32(2**32 - 1) into uint8 is 255) but checks its value against a
+    signed one (np.int64(300) into int8 is an OverflowError)."""
+    def body(a, c):
+        a[...] = np.uint32(4294967295)
+        c[...] = np.uint64(2**64 - 1)
+
+    check(body, np.zeros(2, np.uint8), np.zeros(2, np.uint16))
+
+    def signed(b):
+        b[...] = np.int64(300)
+
+    with pytest.raises(OverflowError):
+        np.zeros(2, np.int8)[...] = np.int64(300)
+    with pytest.raises(OverflowError, match="300"):
+        picokernel.kernel(signed)(np.zeros(2, np.int8))
+
+
 def test_numpy_scalars_and_captured_arrays():
     table = np.array([250, 3, 255], np.uint8)
 

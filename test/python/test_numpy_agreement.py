@@ -1039,3 +1039,37 @@ def test_reductions_with_equal_identities_keep_their_results(
     picokernel.kernel(namespace["body"], backend=backend, dynamic=dynamic)(x, o, p)
     np.testing.assert_allclose(o, want_o, rtol=1e-6)
     np.testing.assert_allclose(p, want_p, rtol=1e-6)
+
+
+#===-----------------------------------------------------------------------===#
+# Conversions to bfloat16 round once, as ml_dtypes' do
+#===-----------------------------------------------------------------------===#
+
+
+@pytest.mark.skipif(bfloat16 is None, reason="ml_dtypes is not installed")
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("source", [np.int64, np.uint64, np.int32, np.uint32,
+                                    np.float64, np.int16])
+def test_conversions_to_bfloat16_near_ties(backend, source):
+    """Values at, just above and just below a bfloat16 tie, from every
+    magnitude: rounding through float32 to nearest (int64 2^40 + 2^32 + 1,
+    float64 likewise) or through float64 (int64 past 2^53) landed on the
+    tie first and rounded to even, one bfloat16 step off."""
+    rng = np.random.default_rng(17)
+    shift = rng.integers(8, 56, 2000).astype(np.uint64)
+    odd = (rng.integers(128, 256, 2000) * 2 + 1).astype(np.uint64)
+    ties = odd << (shift - np.uint64(1))
+    x = np.concatenate([ties + np.uint64(1), ties - np.uint64(1), ties,
+                        np.array([0, 1, 2**53 + 1, 2**63, 2**64 - 1], np.uint64)])
+    if np.dtype(source).itemsize < 8:
+        x = x % np.uint64(2**(8 * np.dtype(source).itemsize - 1))
+    x = x.astype(source)
+    if np.dtype(source).kind in "if":
+        x = np.concatenate([x, -x])
+
+    def body(a, o):
+        o[...] = a[...].astype(bfloat16)
+
+    o = np.zeros(len(x), bfloat16)
+    picokernel.kernel(body, backend=backend)(x, o)
+    np.testing.assert_array_equal(o.view(np.uint16), x.astype(bfloat16).view(np.uint16))

@@ -571,8 +571,9 @@ def PkExpandNarrowFloatConversions
       the last bit set when anything was lost), then to float16: exactly
       the correctly rounded result NumPy gives, since float32 carries more
       than twice float16's precision.
-    - `arith.truncf` f64 -> bf16 goes through float32 rounded to nearest,
-      as ml_dtypes' bfloat16 does (NumPy's reference for that type).
+    - `arith.truncf` f64 -> bf16 the same way: correctly rounded, as
+      ml_dtypes' bfloat16 (NumPy's reference for that type) converts
+      (through float32 rounded to nearest, 2^40 + 2^32 + 1 became 2^40).
     - bf16 <-> f32 conversions become shifts and bit operations
       (upstream `populateExpandBFloat16Patterns`); bf16 -> f64 goes through
       f32 (exactly).

@@ -215,6 +215,52 @@ Value mlir::pk::negBody(OpBuilder &b, Location loc, ValueRange args,
   return arith::SubIOp::create(b, loc, zero, args[0]);
 }
 
+/// An integer as a float64 from which a rounding to bfloat16 is the
+/// integer's own: exact below 2^53; above, the bits lost to float64 are
+/// folded into one sticky bit (round to odd), so that a value just past a
+/// tie is not rounded onto it first.
+static Value exactInFloat64(OpBuilder &b, Location loc, Value value,
+                            bool isSigned) {
+  Type f64 = b.getF64Type();
+  if (value.getType().getIntOrFloatBitWidth() < 64)
+    return isSigned ? arith::SIToFPOp::create(b, loc, f64, value).getResult()
+                    : arith::UIToFPOp::create(b, loc, f64, value).getResult();
+  Type i64 = value.getType();
+  auto constant = [&](int64_t bits) -> Value {
+    return arith::ConstantOp::create(b, loc, i64, b.getIntegerAttr(i64, bits));
+  };
+  auto compare = [&](arith::CmpIPredicate predicate, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, predicate, x, y).getResult();
+  };
+  // The magnitude, as unsigned (that of INT64_MIN is 2^63).
+  Value negative = isSigned
+                       ? compare(arith::CmpIPredicate::slt, value, constant(0))
+                       : Value();
+  Value magnitude =
+      isSigned ? arith::SelectOp::create(
+                     b, loc, negative,
+                     arith::SubIOp::create(b, loc, constant(0), value), value)
+                     .getResult()
+               : value;
+  // From 2^53 up, bits 12 and up fit float64's 53; bit 11 keeps whether
+  // any of bits 0-11 was set.
+  Value lost = arith::AndIOp::create(b, loc, magnitude, constant(0xFFF));
+  Value sticky = arith::SelectOp::create(
+      b, loc, compare(arith::CmpIPredicate::ne, lost, constant(0)),
+      constant(0x800), constant(0));
+  Value odd = arith::OrIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, magnitude, constant(~0xFFFll)),
+      sticky);
+  Value large =
+      compare(arith::CmpIPredicate::uge, magnitude, constant(int64_t(1) << 53));
+  Value exact = arith::UIToFPOp::create(
+      b, loc, f64, arith::SelectOp::create(b, loc, large, odd, magnitude));
+  if (!isSigned)
+    return exact;
+  return arith::SelectOp::create(b, loc, negative,
+                                 arith::NegFOp::create(b, loc, exact), exact);
+}
+
 Value mlir::pk::convertElement(OpBuilder &b, Location loc, Value value,
                                Type from, Type to) {
   if (from == to)
@@ -247,9 +293,22 @@ Value mlir::pk::convertElement(OpBuilder &b, Location loc, Value value,
     return arith::ExtSIOp::create(b, loc, to, value);
   }
   if (fromInt) {
-    if (zeroExtends)
-      return arith::UIToFPOp::create(b, loc, to, value);
-    return arith::SIToFPOp::create(b, loc, to, value);
+    // bfloat16 computes in float32 (arith-emulate-unsupported-floats): an
+    // integer of more than 24 bits would round twice, to float32 and then
+    // to bfloat16. It goes through float64 instead, exactly (see
+    // exactInFloat64), and float64 -> bf16 rounds once.
+    if (!to.isBF16() || fromInt.getWidth() <= 24)
+      return zeroExtends
+                 ? arith::UIToFPOp::create(b, loc, to, value).getResult()
+                 : arith::SIToFPOp::create(b, loc, to, value).getResult();
+    Value converted = exactInFloat64(b, loc, value, !zeroExtends);
+    // An explicit rounding mode keeps canonicalization from folding the
+    // pair back into one conversion to bf16.
+    return arith::TruncFOp::create(
+        b, loc, to, converted,
+        arith::RoundingModeAttr::get(b.getContext(),
+                                     arith::RoundingMode::to_nearest_even),
+        arith::FastMathFlagsAttr());
   }
   if (toInt) {
     if (toInt.isUnsigned())
