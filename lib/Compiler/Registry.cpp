@@ -15,6 +15,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include <mutex>
+#include <pthread.h>
 
 void mlir::pk::registerPkCompilerDialects(DialectRegistry &registry) {
   registry.insert<PkDialect>();
@@ -23,9 +24,22 @@ void mlir::pk::registerPkCompilerDialects(DialectRegistry &registry) {
   registerAllToLLVMIRTranslations(registry);
 }
 
+/// Held while dialects load into a context. A fork waits for it, so that
+/// no thread of the parent holds it (for ever, in the child) and no context
+/// is half loaded.
+static std::mutex &preparingMutex() {
+  static std::mutex *mutex = [] {
+    auto *created = new std::mutex; // never destroyed: forks may use it
+    pthread_atfork([] { preparingMutex().lock(); },
+                   [] { preparingMutex().unlock(); },
+                   [] { preparingMutex().unlock(); });
+    return created;
+  }();
+  return *mutex;
+}
+
 void mlir::pk::prepareContextForCompilation(MLIRContext &context) {
-  static std::mutex preparing;
-  std::lock_guard<std::mutex> lock(preparing);
+  std::lock_guard<std::mutex> lock(preparingMutex());
   if (context.getLoadedDialect<omp::OpenMPDialect>() &&
       context.getLoadedDialect<PkDialect>())
     return; // loaded last below: everything else is there

@@ -131,6 +131,18 @@ bool comparedWithHuge(CompareKind kind, bool hugeOnRight, bool positive) {
 }
 
 namespace {
+/// Every element's `x kind huge` (`huge kind x` unless hugeOnRight), with
+/// huge a number beyond x's dtype of the given sign: a bool splat.
+mlir::Value comparisonWithHuge(mlir::OpBuilder &builder, CompareKind kind,
+                               bool hugeOnRight, bool positive,
+                               const SourceLoc &where, const Shape &shape,
+                               const std::string &op) {
+  return materialize(
+      builder,
+      Operand::fromBool(comparedWithHuge(kind, hugeOnRight, positive), where),
+      DType::Bool, shape, op);
+}
+
 /// `lhs kind rhs` for a uint64 and a signed integer, which NumPy compares
 /// exactly (no integer holds both; float64 would round): a negative signed
 /// value is below every uint64, and the others compare as uint64.
@@ -152,11 +164,8 @@ mlir::Value compareMixedSigns(mlir::OpBuilder &builder, CompareKind kind,
       builder, loc, tensorType(builder, shape, DType::U64), s);
   mlir::Value asUnsigned = createComparisonOp(
       builder, loc, kind, signedOnRight ? u : sBits, signedOnRight ? sBits : u);
-  mlir::Value belowAll = materialize(
-      builder,
-      Operand::fromBool(comparedWithHuge(kind, signedOnRight, false),
-                        lhs.where()),
-      DType::Bool, shape, op);
+  mlir::Value belowAll = comparisonWithHuge(
+      builder, kind, signedOnRight, /*positive=*/false, lhs.where(), shape, op);
   return mlir::pk::SelectOp::create(builder, loc, isNegative, belowAll,
                                     asUnsigned);
 }
@@ -181,11 +190,8 @@ mlir::Value buildCompare(mlir::OpBuilder &builder, CompareKind kind,
         continue;
       const Operand &array = number == &lhs ? rhs : lhs;
       auto bySign = [&](bool positive) {
-        return materialize(
-            builder,
-            Operand::fromBool(comparedWithHuge(kind, number == &rhs, positive),
-                              lhs.where()),
-            DType::Bool, shape, op);
+        return comparisonWithHuge(builder, kind, number == &rhs, positive,
+                                  lhs.where(), shape, op);
       };
       bool inUnsigned64 = dtype == DType::U64 && number->wrappedToInt64();
       if (number->isBigInteger() && !inUnsigned64 && arrayType(array) &&

@@ -136,24 +136,23 @@ mlir::Value materialize(mlir::OpBuilder &builder, const Operand &operand,
     value = constantArray(builder, operand.getArray(), loc);
     break;
   default: {
+    auto splat = [&](const Shape &splatShape, DType splatType) {
+      auto type = tensorType(builder, splatShape, splatType);
+      return mlir::pk::ConstantOp::create(
+          builder, loc,
+          mlir::DenseElementsAttr::get(
+              type, llvm::ArrayRef<mlir::Attribute>(
+                        scalarAttr(builder, operand, splatType, op))));
+    };
     // A NumPy integer scalar of another dtype wraps into an unsigned dtype,
     // as NumPy's assignment casts it (`uint8_ref[...] = np.uint32(2**32 - 1)`
     // is 255; into a signed dtype NumPy checks the value, as below).
     std::optional<DType> own = operand.numberType();
     if (own && *own != dtype && isInteger(*own) && isUnsignedInteger(dtype)) {
-      auto type = tensorType(builder, {}, *own);
-      value = mlir::pk::ConstantOp::create(
-          builder, loc,
-          mlir::DenseElementsAttr::get(
-              type, llvm::ArrayRef<mlir::Attribute>(
-                        scalarAttr(builder, operand, *own, op))));
+      value = splat({}, *own);
       break;
     }
-    auto type = tensorType(builder, shape, dtype);
-    auto splat = mlir::DenseElementsAttr::get(
-        type, llvm::ArrayRef<mlir::Attribute>(
-                  scalarAttr(builder, operand, dtype, op)));
-    return mlir::pk::ConstantOp::create(builder, loc, splat);
+    return splat(shape, dtype);
   }
   }
   if (dtypeOf(value) != dtype)

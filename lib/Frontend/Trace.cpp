@@ -11,6 +11,7 @@
 #include "TraceState.h"
 
 #include "picokernel/Frontend/Generalize.h"
+#include "picokernel/Support/SharedContext.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -64,9 +65,10 @@ void detail::throwArityMismatch(const std::string &name, size_t takes,
 mlir::MLIRContext &defaultContext() {
   // Never destroyed: modules handed out may outlive static destruction.
   static mlir::MLIRContext *context = [] {
-    // Without a thread pool, which would not survive fork().
+    // Shared by threads, starting none (see Support/SharedContext.h).
     auto *created =
         new mlir::MLIRContext(mlir::MLIRContext::Threading::DISABLED);
+    shareWithoutThreads(*created);
     created->loadDialect<mlir::pk::PkDialect>();
     return created;
   }();

@@ -10,7 +10,12 @@
 
 #include <chrono>
 #include <future>
+#include <mutex>
+#include <new>
+#include <pthread.h>
 #include <stdexcept>
+#include <unistd.h>
+#include <unordered_set>
 #include <vector>
 
 namespace pk::detail {
@@ -21,10 +26,17 @@ struct CacheEntry {
   /// Counted in deviceBytesHeld (set under the cache's lock once finished).
   uint64_t deviceBytes = 0;
 
+  /// The process whose thread compiles it: a forked child inherits the
+  /// entries its parent's threads were compiling, without those threads.
+  pid_t compilingProcess = getpid();
+
   bool finished() const {
     return compiled.wait_for(std::chrono::seconds(0)) ==
            std::future_status::ready;
   }
+
+  /// Compiling in another process (this one's parent): never finishes here.
+  bool orphaned() const { return !finished() && compilingProcess != getpid(); }
 };
 
 namespace {
@@ -54,13 +66,59 @@ thread_local std::vector<const CacheEntry *> compilingOnThisThread;
 thread_local std::shared_ptr<const Executable> lastCompiledHere;
 } // namespace
 
+/// The caches alive, whose locks a fork takes: a child must not inherit a
+/// cache locked by a thread it does not have (it waited for it for ever) or
+/// a map half changed.
+struct GuardCache::Live {
+  std::mutex mutex;
+  std::unordered_set<GuardCache *> caches;
+
+  static Live &get() {
+    static Live *live = [] {
+      auto *created = new Live; // never destroyed: forks may use it
+      pthread_atfork(lockAll, unlockAll, renewAll);
+      return created;
+    }();
+    return *live;
+  }
+  static void lockAll() {
+    Live &live = get();
+    live.mutex.lock();
+    for (GuardCache *cache : live.caches)
+      cache->mutex.lock();
+  }
+  static void unlockAll() {
+    Live &live = get();
+    for (GuardCache *cache : live.caches)
+      cache->mutex.unlock();
+    live.mutex.unlock();
+  }
+  /// In the child: unlocking would hand a lock to the threads of the parent
+  /// that were waiting for it (glibc's rwlocks do), which the child does
+  /// not have; the locks are made anew, unlocked, instead.
+  static void renewAll() {
+    Live &live = get();
+    for (GuardCache *cache : live.caches)
+      new (&cache->mutex) std::shared_mutex;
+    new (&live.mutex) std::mutex;
+  }
+};
+
 GuardCache::GuardCache(std::string kernelName, size_t maxEntries,
                        uint64_t maxDeviceBytes)
     : kernelName(std::move(kernelName)),
       maxEntries(std::max<size_t>(maxEntries, 1)),
-      maxDeviceBytes(maxDeviceBytes), id(nextCacheId.fetch_add(1)) {}
+      maxDeviceBytes(maxDeviceBytes), id(nextCacheId.fetch_add(1)) {
+  Live &live = Live::get();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  live.caches.insert(this);
+}
 
-GuardCache::~GuardCache() = default;
+GuardCache::~GuardCache() {
+  Live &live = Live::get();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  live.caches.erase(this);
+}
 
 const Executable &GuardCache::lookup(KeyView key, Compile compile) {
   if (const Executable *found = find(key))
@@ -126,14 +184,14 @@ const Executable *GuardCache::find(KeyView key, KeyView alias, bool wait) {
 }
 
 /// A hit waits if another thread is still compiling the entry (unless
-/// `wait` is false: then it is null); it is null if that compile failed:
+/// `wait` is false: then it is null); it is null if that compile failed
+/// or is orphaned (its thread was in the parent of this forked process):
 /// the caller then compiles itself and gets an exception of its own (one
 /// exception object is never thrown in two threads: a Python one can be
 /// restored only once).
 std::shared_ptr<const Executable> GuardCache::hit(CacheEntry &entry,
                                                   bool wait) {
-  if (!wait && entry.compiled.wait_for(std::chrono::seconds(0)) !=
-                   std::future_status::ready)
+  if (!entry.finished() && (!wait || entry.orphaned()))
     return nullptr;
   if (llvm::is_contained(compilingOnThisThread, &entry))
     throw std::runtime_error(
@@ -154,11 +212,16 @@ std::shared_ptr<const Executable> GuardCache::miss(KeyView key,
   std::promise<std::shared_ptr<const Executable>> promise;
   std::shared_ptr<CacheEntry> entry;
   Key previous;
+  std::vector<std::string> evicted;
   {
     std::unique_lock<std::shared_mutex> lock(mutex);
     auto found = entries.find(key);
     while (found != entries.end()) {
       std::shared_ptr<CacheEntry> other = found->second;
+      if (other->orphaned()) { // this process compiles it again
+        erase(key, other.get());
+        break;
+      }
       lock.unlock();
       // Compiled (or compiling) by another call.
       if (std::shared_ptr<const Executable> compiled = hit(*other))
@@ -173,8 +236,9 @@ std::shared_ptr<const Executable> GuardCache::miss(KeyView key,
     previous = std::move(lastCompiled);
     lastCompiled.assign(key.begin(), key.end());
     entries.emplace(Key(key.begin(), key.end()), entry);
-    evictLeastRecentlyUsed(entry.get());
+    evicted = evictLeastRecentlyUsed(entry.get());
   }
+  log(evicted);
 
   compilingOnThisThread.push_back(entry.get());
   llvm::scope_exit done([&] { compilingOnThisThread.pop_back(); });
@@ -201,8 +265,10 @@ std::shared_ptr<const Executable> GuardCache::miss(KeyView key,
     if (found != entries.end() && found->second == entry) {
       entry->deviceBytes = bytes;
       deviceBytesHeld += bytes;
-      evictLeastRecentlyUsed(entry.get());
+      evicted = evictLeastRecentlyUsed(entry.get());
     }
+    lock.unlock();
+    log(evicted);
   }
   return compiled;
 }
@@ -217,7 +283,9 @@ bool GuardCache::erase(KeyView key, const CacheEntry *entry) {
   return true;
 }
 
-void GuardCache::evictLeastRecentlyUsed(const CacheEntry *keep) {
+std::vector<std::string>
+GuardCache::evictLeastRecentlyUsed(const CacheEntry *keep) {
+  std::vector<std::string> records;
   while (entries.size() > maxEntries || deviceBytesHeld > maxDeviceBytes) {
     auto victim = entries.end();
     for (auto it = entries.begin(); it != entries.end(); ++it) {
@@ -228,21 +296,26 @@ void GuardCache::evictLeastRecentlyUsed(const CacheEntry *keep) {
         victim = it;
     }
     if (victim == entries.end())
-      return;
+      break;
     uint64_t deviceBytes = victim->second->deviceBytes;
     deviceBytesHeld -= deviceBytes;
     entries.erase(victim);
     generation.fetch_add(1, std::memory_order_release);
     evictionCount.fetch_add(1, std::memory_order_relaxed);
-    logRecord(LogLevel::Info,
-              "evicted the least recently used variant of kernel '" +
-                  kernelName + "'" +
-                  (deviceBytes ? " (" + std::to_string(deviceBytes) +
-                                     " bytes of device buffers)"
-                               : std::string()) +
-                  ": " + std::to_string(entries.size()) +
-                  " variants kept, at most " + std::to_string(maxEntries));
+    records.push_back("evicted the least recently used variant of kernel '" +
+                      kernelName + "'" +
+                      (deviceBytes ? " (" + std::to_string(deviceBytes) +
+                                         " bytes of device buffers)"
+                                   : std::string()) +
+                      ": " + std::to_string(entries.size()) +
+                      " variants kept, at most " + std::to_string(maxEntries));
   }
+  return records;
+}
+
+void GuardCache::log(const std::vector<std::string> &records) {
+  for (const std::string &record : records)
+    logRecord(LogLevel::Info, record);
 }
 
 size_t GuardCache::size() const {

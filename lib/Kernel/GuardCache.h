@@ -72,8 +72,13 @@ private:
   /// Removes the entry for `key` if it is `entry`.
   bool erase(KeyView key, const CacheEntry *entry);
   /// Drops least recently used finished entries (never `keep`) until the
-  /// limits hold. Called with the lock held exclusively.
-  void evictLeastRecentlyUsed(const CacheEntry *keep);
+  /// limits hold. Called with the lock held exclusively; returns the log
+  /// records to send once it is released (a lock holder never waits for
+  /// another lock: a fork waits for every cache's).
+  std::vector<std::string> evictLeastRecentlyUsed(const CacheEntry *keep);
+  static void log(const std::vector<std::string> &records);
+
+  struct Live;
 
   const std::string kernelName;
   const size_t maxEntries;

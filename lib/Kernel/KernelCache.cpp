@@ -9,19 +9,41 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <new>
+#include <pthread.h>
 
 namespace pk::detail {
 
+CompileContexts::CompileContexts() {
+  pthread_atfork(nullptr, nullptr, forgetAfterFork);
+}
+
+CompileContexts &CompileContexts::instance() {
+  // Never destroyed: a child forked during static destruction may use it.
+  static auto *contexts = new CompileContexts;
+  return *contexts;
+}
+
+void CompileContexts::forgetAfterFork() {
+  CompileContexts &contexts = instance();
+  // The mutex may be held by a thread of the parent (leaving it locked for
+  // ever here), and the current context locked or half-built: both are
+  // made anew without running their destructors.
+  new (&contexts.mutex) std::mutex;
+  new (&contexts.current) std::shared_ptr<CompileContext>;
+  contexts.uses = 0;
+}
+
 std::shared_ptr<CompileContext> CompileContexts::acquire() {
-  static CompileContexts instance;
-  std::lock_guard<std::mutex> lock(instance.mutex);
-  if (!instance.current || instance.uses == kCompilesPerContext) {
-    instance.current = std::make_shared<CompileContext>();
-    mlir::pk::prepareContextForCompilation(instance.current->context);
-    instance.uses = 0;
+  CompileContexts &contexts = instance();
+  std::lock_guard<std::mutex> lock(contexts.mutex);
+  if (!contexts.current || contexts.uses == kCompilesPerContext) {
+    contexts.current = std::make_shared<CompileContext>();
+    mlir::pk::prepareContextForCompilation(contexts.current->context);
+    contexts.uses = 0;
   }
-  ++instance.uses;
-  return instance.current;
+  ++contexts.uses;
+  return contexts.current;
 }
 
 mlir::OwningOpRef<mlir::ModuleOp>

@@ -13,6 +13,7 @@
 #include "picokernel/Compiler/CpuCompiler.h"
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Kernel/Kernel.h"
+#include "picokernel/Support/SharedContext.h"
 
 #include "Arguments.h"
 #include "GuardCache.h"
@@ -42,9 +43,9 @@ namespace pk::detail {
 /// A context with the CPU pipeline's pass managers kept for its compiles
 /// (destroyed before the context).
 struct CompileContext {
-  // No thread pool: a kernel's module is compiled in one thread anyway, and
-  // a pool's threads do not survive fork(): a child compiling in an
-  // inherited context waited for them forever.
+  // Shared by the threads compiling at once, starting none of its own
+  // (see Support/SharedContext.h).
+  CompileContext() { shareWithoutThreads(context); }
   mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
   mlir::pk::CpuPipelineCache pipelines{context};
 };
@@ -54,6 +55,12 @@ public:
   static std::shared_ptr<CompileContext> acquire();
 
 private:
+  CompileContexts();
+  static CompileContexts &instance();
+  /// In a forked child: the contexts may be locked by threads the child
+  /// does not have, so compiles start a new one (the old ones are leaked).
+  static void forgetAfterFork();
+
   static constexpr unsigned kCompilesPerContext = 64;
   std::mutex mutex;
   std::shared_ptr<CompileContext> current;

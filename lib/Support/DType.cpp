@@ -78,18 +78,19 @@ bool isInteger(DType dtype) {
   return isSignedInteger(dtype) || isUnsignedInteger(dtype);
 }
 
-/// The integer of `bytes` bytes (1, 2, 4 or 8) and the given signedness.
-static DType integerOfSize(size_t bytes, bool isUnsigned) {
+std::optional<DType> integerOfSize(size_t bytes, bool isUnsigned) {
   static constexpr DType kSigned[] = {DType::I8, DType::I16, DType::I32,
                                       DType::I64};
   static constexpr DType kUnsigned[] = {DType::U8, DType::U16, DType::U32,
                                         DType::U64};
+  if (bytes == 0 || bytes > 8 || !llvm::isPowerOf2_64(bytes))
+    return std::nullopt;
   size_t index = llvm::countr_zero(bytes);
   return isUnsigned ? kUnsigned[index] : kSigned[index];
 }
 
 DType withSignedness(DType integer, bool isUnsigned) {
-  return integerOfSize(itemSize(integer), isUnsigned);
+  return *integerOfSize(itemSize(integer), isUnsigned);
 }
 
 mlir::Type toMlirType(DType dtype, mlir::MLIRContext &context) {
@@ -145,7 +146,7 @@ DType promoteTypes(DType a, DType b) {
       return signedType;
     if (itemSize(unsignedType) == 8)
       return DType::F64;
-    return integerOfSize(itemSize(unsignedType) * 2, /*isUnsigned=*/false);
+    return *integerOfSize(itemSize(unsignedType) * 2, /*isUnsigned=*/false);
   }
   if (isFloat(a) && isFloat(b)) {
     if ((a == DType::F16 && b == DType::BF16) ||

@@ -7,13 +7,21 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <pthread.h>
 
 namespace pk {
 namespace {
 
+/// Held while a record goes to the sink. A fork waits for it: a sink's
+/// lock (and the sink's own, taken inside it) is then free in the child.
 std::mutex &sinkMutex() {
-  static std::mutex mutex;
-  return mutex;
+  static std::mutex *mutex = [] {
+    auto *created = new std::mutex; // never destroyed: forks may use it
+    pthread_atfork([] { sinkMutex().lock(); }, [] { sinkMutex().unlock(); },
+                   [] { sinkMutex().unlock(); });
+    return created;
+  }();
+  return *mutex;
 }
 
 LogSink &currentSink() {

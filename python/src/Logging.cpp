@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <pthread.h>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,14 +25,20 @@ struct Queue {
   std::atomic<bool> pending{false};
 };
 
-Queue &queue() {
+Queue *&queuePointer() {
   static Queue *records = new Queue; // used until exit, by any thread
-  return *records;
+  return records;
 }
+
+Queue &queue() { return *queuePointer(); }
 
 } // namespace
 
 void installLogSink() {
+  // A forked child starts an empty queue: the parent's may be locked by a
+  // thread the child does not have (records are added only under the
+  // sink's lock, which a fork waits for; taking them out is not).
+  pthread_atfork(nullptr, nullptr, [] { queuePointer() = new Queue; });
   setLogSink([](LogLevel level, const std::string &message) {
     Queue &q = queue();
     std::lock_guard<std::mutex> lock(q.mutex);

@@ -12,29 +12,8 @@ std::optional<DType> fromNumPy(PyArray_Descr *descr) {
   case 'b':
     return DType::Bool;
   case 'i':
-    switch (size) {
-    case 1:
-      return DType::I8;
-    case 2:
-      return DType::I16;
-    case 4:
-      return DType::I32;
-    case 8:
-      return DType::I64;
-    }
-    return std::nullopt;
   case 'u':
-    switch (size) {
-    case 1:
-      return DType::U8;
-    case 2:
-      return DType::U16;
-    case 4:
-      return DType::U32;
-    case 8:
-      return DType::U64;
-    }
-    return std::nullopt;
+    return integerOfSize(size_t(size), descr->kind == 'u');
   case 'f':
     switch (size) {
     case 2:

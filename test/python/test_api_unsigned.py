@@ -294,6 +294,21 @@ def test_reductions_agree_with_numpy(backend, dtype):
           backend=backend)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", UNSIGNED)
+def test_empty_arrays(backend, dtype):
+    """Elementwise work over no elements writes nothing; sums of nothing
+    are 0 and row sums of empty rows 0, as NumPy's."""
+    def body(a, b, o, s, r):
+        o[...] = a[...] * 2 + a[...] // 3
+        s[...] = a[...].sum()
+        r[...] = b[...].sum(axis=1)
+
+    check(body, np.zeros(0, dtype), np.zeros((4, 0), dtype),
+          np.zeros(0, dtype), np.ones((), np.uint64), np.ones(4, np.uint64),
+          backend=backend)
+
+
 @pytest.mark.parametrize("dtype", UNSIGNED)
 def test_long_reductions_use_every_path(dtype):
     """Long rows take the split and vectorized reductions."""

@@ -142,6 +142,96 @@ def test_forked_workers_compile_new_shapes():
     assert out.strip() == "[True, True, True, True]"
 
 
+def test_a_child_forked_while_threads_compile_and_log_compiles_too():
+    """Forks while six threads compile new kernels and new shapes of a
+    shared one (and log each compile): a child compiles and runs both. A
+    thread of the parent held a compile context's locks, the log's or the
+    shared kernel's cache's at the fork in about one fork in seventy, and
+    the child then waited for it for ever."""
+    out = run_isolated("""
+        import logging, os, signal, threading, time, numpy as np, picokernel
+        logging.getLogger("picokernel").setLevel(logging.INFO)
+
+        def make(c):
+            @picokernel.kernel(dynamic=False)
+            def k(a, o):
+                o[...] = a[...] * 2 + c
+            return k
+
+        shared = make(1)  # new shapes of one kernel, and new kernels
+        stop = False
+        def compile_forever(t):
+            n = 10 + 1000 * t
+            while not stop:
+                a = np.ones(n, np.float32)
+                make(n)(a, np.empty_like(a))
+                shared(a, np.empty_like(a))
+                n += 1
+
+        threads = [threading.Thread(target=compile_forever, args=(t,),
+                                    daemon=True) for t in range(6)]
+        for t in threads:
+            t.start()
+        failed = []
+        for trial in range(60):
+            time.sleep(0.003 * (trial % 5))
+            pid = os.fork()
+            if pid == 0:
+                signal.alarm(30)  # a hang ends the child with SIGALRM
+                a = np.arange(50 + trial, dtype=np.float32)
+                o, p = np.empty_like(a), np.empty_like(a)
+                make(trial)(a, o)
+                shared(a, p)
+                right = (o == a * 2 + trial).all() and (p == a * 2 + 1).all()
+                os._exit(0 if right else 1)
+            _, status = os.waitpid(pid, 0)
+            if status:
+                failed.append((trial, status))
+        stop = True
+        print(failed)
+    """, timeout=600)
+    assert out.strip() == "[]"
+
+
+def test_a_child_compiles_what_its_parent_was_compiling_at_the_fork():
+    """A kernel object shared by threads: the child calls it with the
+    shapes another thread of the parent was compiling when it forked. The
+    child compiles them itself: no thread of the child finishes that
+    compile."""
+    out = run_isolated("""
+        import os, signal, threading, time, numpy as np, picokernel
+
+        traced = threading.Event()
+
+        @picokernel.kernel
+        def slow(a, o):
+            x = a[...]
+            for i in range(300):  # a compile of about half a second
+                x = np.sin(x) * 0.5 + i
+            o[...] = x
+            traced.set()
+
+        a, o = np.arange(5.0), np.empty(5)
+        worker = threading.Thread(target=slow, args=(a, o))
+        worker.start()
+        traced.wait()
+        time.sleep(0.05)  # in the pipeline now
+        pid = os.fork()
+        if pid == 0:
+            signal.alarm(60)
+            mine = np.empty(5)
+            slow(a, mine)
+            expected = a
+            for i in range(300):
+                expected = np.sin(expected) * 0.5 + i
+            os._exit(0 if np.allclose(mine, expected) else 1)
+        _, status = os.waitpid(pid, 0)
+        worker.join()
+        print(status)
+    """, timeout=120)
+    assert out.strip() == "0"
+
+
 @pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""),
                     reason="AddressSanitizer's quarantine keeps freed memory")
 def test_show_ir_and_lower_keep_memory_flat_over_many_shapes():

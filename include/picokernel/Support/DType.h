@@ -73,6 +73,9 @@ bool isUnsignedInteger(DType dtype);
 bool isSignedInteger(DType dtype);
 /// The integer of the same width and the other signedness.
 DType withSignedness(DType integer, bool isUnsigned);
+/// The integer of `bytes` bytes (1, 2, 4 or 8) and the given signedness;
+/// none for other sizes.
+std::optional<DType> integerOfSize(size_t bytes, bool isUnsigned);
 
 mlir::Type toMlirType(DType dtype, mlir::MLIRContext &context);
 std::optional<DType> fromMlirType(mlir::Type type);
