@@ -3,6 +3,7 @@
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Dialect/Pk/IR/PkDialect.h"
 #include "picokernel/Pipelines/Pipelines.h"
+#include "picokernel/Support/Fork.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -15,7 +16,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include <mutex>
-#include <pthread.h>
+#include <new>
 
 void mlir::pk::registerPkCompilerDialects(DialectRegistry &registry) {
   registry.insert<PkDialect>();
@@ -24,15 +25,16 @@ void mlir::pk::registerPkCompilerDialects(DialectRegistry &registry) {
   registerAllToLLVMIRTranslations(registry);
 }
 
-/// Held while dialects load into a context. A fork waits for it, so that
-/// no thread of the parent holds it (for ever, in the child) and no context
-/// is half loaded.
+/// Held while dialects load into a context. A fork takes it, so that no
+/// thread of the parent holds it (for ever, in the child) and no context is
+/// half loaded.
 static std::mutex &preparingMutex() {
   static std::mutex *mutex = [] {
     auto *created = new std::mutex; // never destroyed: forks may use it
-    pthread_atfork([] { preparingMutex().lock(); },
-                   [] { preparingMutex().unlock(); },
-                   [] { preparingMutex().unlock(); });
+    pk::registerForkHandler(pk::ForkStage::TakeLocks,
+                            {[] { preparingMutex().lock(); },
+                             [] { preparingMutex().unlock(); },
+                             [] { new (&preparingMutex()) std::mutex; }});
     return created;
   }();
   return *mutex;

@@ -12,6 +12,7 @@
 
 #include "picokernel/Dialect/Pk/IR/SizeClasses.h"
 #include "picokernel/Frontend/Generalize.h"
+#include "picokernel/Support/Fork.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -225,9 +226,14 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
         return nullptr;
       }
     }
-    std::shared_ptr<CompileContext> context = CompileContexts::acquire();
-    DynamicTrace traced =
-        traceDynamic(signature(arrays, aliasOf), mask, sizes, context->context);
+    std::shared_ptr<CompileContext> context;
+    DynamicTrace traced;
+    {
+      CompileGate gate;
+      context = CompileContexts::acquire();
+      traced = traceDynamic(signature(arrays, aliasOf), mask, sizes,
+                            context->context);
+    }
     if (!traced.derivedFrom.empty()) {
       // Sizes computed from others: their variant takes them from those.
       mask = withRelations(view, mask, sizes, traced.derivedFrom);
@@ -252,6 +258,7 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
             std::lock_guard<std::mutex> lock(patternsMutex);
             dynamicSources[dynamic] = {Key(view.begin(), view.end()), mask};
           }
+          CompileGate gate;
           return finishCompile(*context, *traced.module, traced.seconds,
                                dynamic);
         });

@@ -2,6 +2,7 @@
 
 #include "GuardCache.h"
 
+#include "picokernel/Support/Fork.h"
 #include "picokernel/Support/Log.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -12,7 +13,6 @@
 #include <future>
 #include <mutex>
 #include <new>
-#include <pthread.h>
 #include <stdexcept>
 #include <unistd.h>
 #include <unordered_set>
@@ -76,7 +76,7 @@ struct GuardCache::Live {
   static Live &get() {
     static Live *live = [] {
       auto *created = new Live; // never destroyed: forks may use it
-      pthread_atfork(lockAll, unlockAll, renewAll);
+      registerForkHandler(ForkStage::TakeLocks, {lockAll, unlockAll, renewAll});
       return created;
     }();
     return *live;
@@ -93,9 +93,6 @@ struct GuardCache::Live {
       cache->mutex.unlock();
     live.mutex.unlock();
   }
-  /// In the child: unlocking would hand a lock to the threads of the parent
-  /// that were waiting for it (glibc's rwlocks do), which the child does
-  /// not have; the locks are made anew, unlocked, instead.
   static void renewAll() {
     Live &live = get();
     for (GuardCache *cache : live.caches)
@@ -198,7 +195,12 @@ std::shared_ptr<const Executable> GuardCache::hit(CacheEntry &entry,
         "kernel '" + kernelName +
         "' was called, for the same shapes and dtypes, while it was being "
         "traced for them: a kernel cannot run inside its own trace");
-  std::shared_ptr<const Executable> compiled = entry.compiled.get();
+  std::shared_ptr<const Executable> compiled;
+  {
+    // (The compile waited for may wait for a fork this thread would hold.)
+    CompileGate::Outside waiting;
+    compiled = entry.compiled.get();
+  }
   if (compiled) {
     hitCount.fetch_add(1, std::memory_order_relaxed);
     entry.lastUse.store(useClock.fetch_add(1, std::memory_order_relaxed),

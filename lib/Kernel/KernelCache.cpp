@@ -2,6 +2,7 @@
 
 #include "KernelCache.h"
 
+#include "picokernel/Support/Fork.h"
 #include "picokernel/Support/Log.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -10,12 +11,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <new>
-#include <pthread.h>
 
 namespace pk::detail {
 
 CompileContexts::CompileContexts() {
-  pthread_atfork(nullptr, nullptr, forgetAfterFork);
+  registerForkHandler(ForkStage::TakeLocks,
+                      {nullptr, nullptr, forgetAfterFork});
 }
 
 CompileContexts &CompileContexts::instance() {
@@ -26,9 +27,9 @@ CompileContexts &CompileContexts::instance() {
 
 void CompileContexts::forgetAfterFork() {
   CompileContexts &contexts = instance();
-  // The mutex may be held by a thread of the parent (leaving it locked for
-  // ever here), and the current context locked or half-built: both are
-  // made anew without running their destructors.
+  // No compile was running at the fork (the compile gate), but the old
+  // contexts' uniquers may still be locked by a thread of the parent
+  // waiting at the gate: a new one is made, the old ones leaked.
   new (&contexts.mutex) std::mutex;
   new (&contexts.current) std::shared_ptr<CompileContext>;
   contexts.uses = 0;
@@ -80,6 +81,7 @@ KernelCache::compile(std::span<const ArrayView> arrays,
   logCompile(key,
              explainKeyChange(previous, key, paramNames) +
                  (whyStatic.empty() ? "" : "; static sizes: " + whyStatic));
+  CompileGate gate;
   std::shared_ptr<CompileContext> context = CompileContexts::acquire();
   mlir::OwningOpRef<mlir::ModuleOp> module = traceFor(sig, context->context);
   double traced = std::chrono::duration<double>(Clock::now() - start).count();

@@ -1,24 +1,27 @@
 //===- Log.cpp - picokernel's log records ---------------------------------===//
 
 #include "picokernel/Support/Log.h"
+#include "picokernel/Support/Fork.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <mutex>
-#include <pthread.h>
+#include <new>
 
 namespace pk {
 namespace {
 
-/// Held while a record goes to the sink. A fork waits for it: a sink's
-/// lock (and the sink's own, taken inside it) is then free in the child.
+/// Held while a record goes to the sink. A fork takes it: the sink's own
+/// locks (taken inside it) are then free in the child.
 std::mutex &sinkMutex() {
   static std::mutex *mutex = [] {
     auto *created = new std::mutex; // never destroyed: forks may use it
-    pthread_atfork([] { sinkMutex().lock(); }, [] { sinkMutex().unlock(); },
-                   [] { sinkMutex().unlock(); });
+    registerForkHandler(ForkStage::TakeLocks,
+                        {[] { sinkMutex().lock(); },
+                         [] { sinkMutex().unlock(); },
+                         [] { new (&sinkMutex()) std::mutex; }});
     return created;
   }();
   return *mutex;

@@ -2,6 +2,7 @@
 
 #include "Logging.h"
 
+#include "picokernel/Support/Fork.h"
 #include "picokernel/Support/Log.h"
 
 #include <nanobind/nanobind.h>
@@ -9,7 +10,6 @@
 
 #include <atomic>
 #include <mutex>
-#include <pthread.h>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,7 +38,8 @@ void installLogSink() {
   // A forked child starts an empty queue: the parent's may be locked by a
   // thread the child does not have (records are added only under the
   // sink's lock, which a fork waits for; taking them out is not).
-  pthread_atfork(nullptr, nullptr, [] { queuePointer() = new Queue; });
+  registerForkHandler(ForkStage::TakeLocks,
+                      {nullptr, nullptr, [] { queuePointer() = new Queue; }});
   setLogSink([](LogLevel level, const std::string &message) {
     Queue &q = queue();
     std::lock_guard<std::mutex> lock(q.mutex);

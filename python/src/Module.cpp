@@ -17,6 +17,7 @@
 
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Kernel/Kernel.h"
+#include "picokernel/Support/Fork.h"
 #include "picokernel/Target/Listing.h"
 
 #include <nanobind/stl/optional.h>
@@ -159,6 +160,7 @@ public:
     mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
     auto module = kernel.trace(signatureOf(args), context);
     ReleaseGil release;
+    pk::CompileGate gate;
     return lowerToStage(*module, stage);
   }
 
@@ -213,6 +215,9 @@ private:
     // Ctrl-C during a long compile: its KeyboardInterrupt abandons the
     // compile between stages (the main thread's; others see no signals).
     options.compile.checkInterrupt = [] {
+      // Out of the compile gate first: a fork holds the GIL while it
+      // waits for the gate.
+      pk::CompileGate::Outside outside;
       AcquireGil acquire;
       if (PyErr_CheckSignals() != 0)
         throw nb::python_error();
@@ -240,6 +245,9 @@ private:
 
   Kernel::Body makeBody() {
     return [this](const std::vector<Ref> &refs) {
+      // Out of the compile gate first: a fork holds the GIL while it
+      // waits for the gate.
+      pk::CompileGate::Outside outside;
       AcquireGil acquire;
       if (!function.is_valid())
         raise(PyExc_RuntimeError, "kernel is being destroyed");
@@ -450,6 +458,7 @@ std::string lowerText(const std::string &text, const std::string &stage) {
     throw nb::value_error(
         ("lower: the module does not parse: " + diagnostics).c_str());
   ReleaseGil release;
+  pk::CompileGate gate;
   return lowerToStage(*module, stage);
 }
 

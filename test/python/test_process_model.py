@@ -193,6 +193,48 @@ def test_a_child_forked_while_threads_compile_and_log_compiles_too():
     assert out.strip() == "[]"
 
 
+@pytest.mark.parametrize("run", range(4))
+def test_a_child_forked_during_the_process_s_first_compiles(run):
+    """Forks every few milliseconds while two threads run the process's first
+    compiles: LLVM's and MLIR's one-time initializations (function-local
+    statics, pass registration) were still running in a thread the child
+    does not have, and the child waited for them for ever (one child in
+    eight). A fork now waits until no thread is inside LLVM or MLIR."""
+    out = run_isolated("""
+        import os, signal, threading, numpy as np, picokernel
+
+        def make(c):
+            @picokernel.kernel
+            def k(a, o):
+                o[...] = a[...] * 2.0 + c
+            return k
+
+        @picokernel.kernel
+        def minus_one(a, o):
+            o[...] = a[...] - 1.0
+
+        a = np.arange(8, dtype=np.float64)
+        threads = [threading.Thread(target=lambda c=c: make(c)(
+            a, np.empty_like(a))) for c in (1.0, 2.0)]
+        for t in threads:
+            t.start()
+        children = []
+        while any(t.is_alive() for t in threads):
+            pid = os.fork()
+            if pid == 0:
+                signal.alarm(30)  # a hang ends the child with SIGALRM
+                o = np.empty_like(a)
+                minus_one(a, o)
+                os._exit(0 if (o == a - 1).all() else 1)
+            children.append(pid)
+            threading.Event().wait(0.002)
+        for t in threads:
+            t.join()
+        print([status for pid in children if (status := os.waitpid(pid, 0)[1])])
+    """, timeout=300)
+    assert out.strip() == "[]"
+
+
 def test_a_child_compiles_what_its_parent_was_compiling_at_the_fork():
     """A kernel object shared by threads: the child calls it with the
     shapes another thread of the parent was compiling when it forked. The
