@@ -150,8 +150,11 @@ def matmul_section(matmul):
              "picokernel packs large products into register-tile panels and runs "
              "them as vector FMA code (pk-pack-matmul, pk-vectorize-packed-matmul); "
              "products of a few rows take tiles of all of them (reading B in place), "
-             "products of a few columns compute C's transpose (B^T A^T, whose "
-             "vectors run along C's columns; A's tiles are transposed in registers), "
+             "products of up to a vector's lanes of columns take tiles of one vector "
+             "per row and twice the rows (reading A in place where the rows divide "
+             "M), batches that one operand broadcasts join the other's rows or "
+             "columns (one batch_matmul of the operands themselves), boolean "
+             "products are float32 sums of 0 and 1 tested nonzero, "
              "and matrix-vector products run as vector dot products or row updates "
              "(pk-vectorize-matvec). `bench/run_matmul.py` times each shape class "
              "against NumPy's OpenBLAS" + (f" and jax.jit (jax {', '.join(jax)})" if jax else "")

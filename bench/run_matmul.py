@@ -22,7 +22,8 @@ import sys
 
 import numpy as np
 
-# name: (batch, m, k, n, dtype)
+# name: (batch, m, k, n, dtype); batch may be [A's batch, B's batch] (shapes
+# that broadcast against each other)
 CASES = {
     "f32 256": (None, 256, 256, 256, "float32"),
     "f32 512": (None, 512, 512, 512, "float32"),
@@ -45,6 +46,10 @@ CASES = {
     "f32 1x65536 @ 65536x16": (None, 1, 65536, 16, "float32"),
     "f32 4x1024 @ 1024x1024": (None, 4, 1024, 1024, "float32"),
     "f32 1024x1024 @ 1024x8": (None, 1024, 1024, 8, "float32"),
+    "f32 1024x1024 @ 1024x4": (None, 1024, 1024, 4, "float32"),
+    "f32 8x262144 @ 262144x8": (None, 8, 262144, 8, "float32"),
+    "f32 2x3x1x1024 @ 3x1024x256": ([[2, 3], [3]], 1, 1024, 256, "float32"),
+    "bool 512": (None, 512, 512, 512, "bool"),
     "gelu(a @ b + bias) 512": (None, 512, 512, 512, "epilogue"),
     "gelu(a @ b + bias) 1024": (None, 1024, 1024, 1024, "epilogue"),
 }
@@ -61,9 +66,13 @@ batch, m, k, n, kind, library = json.loads(sys.argv[1])
 dtype = np.float32 if kind == "epilogue" else np.dtype(kind)
 rng = np.random.default_rng(0)
 def array(*shape):
-    return rng.standard_normal([s for s in shape if s is not None]).astype(dtype)
-a = array(batch, m, k)
-b = array(batch, k, n) if n is not None else array(k)
+    shape = [s for s in shape if s is not None]
+    if dtype == np.bool_:  # sparse: NumPy's loop stops at the first true
+        return rng.random(shape) < 0.002
+    return rng.standard_normal(shape).astype(dtype)
+a_batch, b_batch = batch if isinstance(batch, list) else ([batch], [batch])
+a = array(*a_batch, m, k)
+b = array(*b_batch, k, n) if n is not None else array(k)
 o = np.empty(np.matmul(a, b).shape, dtype)
 bias = array(n)
 info = None
@@ -125,6 +134,10 @@ else:
     start = time.perf_counter()
     kernel(*arrays)
     first = time.perf_counter() - start
+    if kind != "epilogue":  # the timed kernel gives NumPy's product
+        want = np.matmul(a, b)
+        scale = float(np.abs(want).max()) if want.size and dtype != np.bool_ else 1.0
+        assert np.abs(o.astype(np.float64) - want).max() <= 1e-4 * scale, kind
     def call():
         kernel(*arrays)
     info = {"first_call_seconds": first}
@@ -186,6 +199,8 @@ def run_child(case, library, threads):
 
 def flops(case):
     batch, m, k, n, _ = case
+    if isinstance(batch, list):  # the broadcast batch
+        batch = int(np.prod(np.broadcast_shapes(tuple(batch[0]), tuple(batch[1]))))
     return 2.0 * (batch or 1) * (m or 1) * k * (n or 1)
 
 

@@ -157,10 +157,12 @@ mlir::Value buildMatmul(mlir::OpBuilder &builder, const Operand &lhs,
   // float32 and returns float32.
   if (dtype == DType::BF16)
     dtype = DType::F32;
-  // NumPy's bool @ bool is "any(a and b)": count in int64, test nonzero.
-  // float16 products accumulate in float32, rounded once (NumPy's
-  // half-precision dot).
-  DType computeType = dtype == DType::Bool                          ? DType::I64
+  // NumPy's bool @ bool is "any(a and b)": sums of products of 0.0 and 1.0
+  // in float32 (vector FMAs), tested nonzero. Exact: a sum of non-negative
+  // floats is at least each of its terms, however it is rounded or
+  // ordered, so it is nonzero where one product is. float16 products
+  // accumulate in float32, rounded once (NumPy's half-precision dot).
+  DType computeType = dtype == DType::Bool                          ? DType::F32
                       : dtype == DType::F16 || dtype == DType::BF16 ? DType::F32
                                                                     : dtype;
   mlir::Location loc = location(builder, lhs.where());

@@ -31,11 +31,19 @@ struct FuseElementwisePass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     // Upstream's condition (a producer used once), and a body that stays
-    // within the bound.
+    // within the bound. Named products keep their reshapes: folded into
+    // them, a reshape would make them generics, and a copy that moves a
+    // batch dimension into their rows (pk-to-linalg's broadcast batches)
+    // would then fuse back into a contraction that pk-pack-matmul does not
+    // pack.
     unsigned limit = maxBodyOps;
     linalg::ControlFusionFn control = [limit](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse() &&
+      auto isProduct = [](Operation *op) {
+        return isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
+      };
+      return producer && producer->hasOneUse() && !isProduct(producer) &&
+             !isProduct(fused->getOwner()) &&
              bodyOps(producer) + bodyOps(fused->getOwner()) <= limit;
     };
     RewritePatternSet patterns(context);

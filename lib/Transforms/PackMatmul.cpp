@@ -36,23 +36,34 @@ std::pair<int64_t, int64_t> registerTile(Type element, int64_t vectorBits) {
   return {rows, 2 * lanes};
 }
 
-/// How pk-pack-matmul tiles a product: C in register tiles of `rows` x
-/// `columns`, or (`swapped`) C's transpose, computed as B^T A^T: its rows
-/// are C's columns.
+/// The register tiles pk-pack-matmul computes C in: `rows` x `columns`.
 struct TilePlan {
   int64_t rows, columns;
-  bool swapped = false;
 };
 
+/// The tiles of one vector per row for products of up to a vector's lanes
+/// of columns (`columns`): twice a register tile's rows (as many FMAs per
+/// step of K as its two vectors per row, no more registers), no padding to
+/// a second vector. Where a count of rows from a register tile's divides a
+/// static M, tiles of it: A is then read in place (readOncePanelsInPlace).
+TilePlan vectorOfColumns(int64_t m, int64_t rows, int64_t columns) {
+  if (ShapedType::isDynamic(m) || m <= 2 * rows)
+    return {ShapedType::isDynamic(m) ? 2 * rows : m, columns};
+  for (int64_t divisor = 2 * rows; divisor >= rows; --divisor)
+    if (m % divisor == 0)
+      return {divisor, columns};
+  return {2 * rows, columns};
+}
+
 /// The register tiles of `op`'s product (see registerTile), if it fills
-/// them well enough to pack: a whole K block, and rows and half a tile's
-/// columns. A product of a few rows (a static M from 2: small batches of
-/// inference) takes tiles of all M rows, which pack no padding and read B
-/// once; a product of a few columns and many rows, tiles of C's transpose,
-/// whose vectors run along C's columns; a product of a few of both, tiles
-/// of all its rows and columns. Products of one row or column (matrix-vector
-/// products, pk-vectorize-matvec's) would be padded many times over, in time
-/// and memory. Dynamic sizes may fill them (see shouldPack).
+/// them well enough to pack: a whole K block, and two rows and columns.
+/// A product of a few rows (a static M from 2: small batches of inference)
+/// takes tiles of all M rows, which pack no padding and read B once; a
+/// product of up to a vector's lanes of columns, tiles of one vector per
+/// row (vectorOfColumns), of N rounded up to a power of two lanes.
+/// Products of one row or column (matrix-vector products,
+/// pk-vectorize-matvec's) would be padded many times over, in time and
+/// memory. Dynamic sizes may fill them (see shouldPack).
 std::optional<TilePlan> tileFor(linalg::LinalgOp op, int64_t vectorBits,
                                 int64_t kBlock) {
   FailureOr<linalg::ContractionDimensions> dims =
@@ -65,60 +76,14 @@ std::optional<TilePlan> tileFor(linalg::LinalgOp op, int64_t vectorBits,
   auto [rows, columns] = registerTile(element, vectorBits);
   int64_t m = sizes[dims->m.front()], n = sizes[dims->n.front()],
           k = sizes[dims->k.front()];
-  auto atLeast = [](int64_t size, int64_t least, int64_t times = 1) {
-    return ShapedType::isDynamic(size) || times * size >= least;
+  auto atLeast = [](int64_t size, int64_t least) {
+    return ShapedType::isDynamic(size) || size >= least;
   };
-  if (!atLeast(k, kBlock))
+  if (!atLeast(k, kBlock) || !atLeast(m, 2) || !atLeast(n, 2))
     return std::nullopt;
-  // Few rows (or columns, swapped): tiles of all of them, up to `rows`.
-  auto few = [&](int64_t size) {
-    return ShapedType::isDynamic(size) ? rows : std::min(size, rows);
-  };
-  if (atLeast(n, columns, 2))
-    return atLeast(m, 2) ? std::optional(TilePlan{few(m), columns})
-                         : std::nullopt;
-  if (n < 2)
-    return std::nullopt;
-  if (atLeast(m, columns, 2))
-    return TilePlan{few(n), columns, /*swapped=*/true};
-  // Few of both (static): tiles of all N columns, rounded up to a power of
-  // two, in vectors of as many lanes (a product of 8 x 2^18 by 2^18 x 8
-  // streams its operands once, at the speed of memory).
-  return m < 2
-             ? std::nullopt
-             : std::optional(TilePlan{few(m), int64_t(llvm::PowerOf2Ceil(n))});
-}
-
-/// `op` with its operands swapped: a contraction computing the same C, in
-/// which B is the left operand (its M is C's columns) and A the right.
-linalg::GenericOp swapOperands(RewriterBase &rewriter, linalg::LinalgOp op) {
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  std::swap(maps[0], maps[1]);
-  Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
-  rewriter.setInsertionPoint(op);
-  auto swapped = linalg::GenericOp::create(
-      rewriter, op.getLoc(), op->getResultTypes(), ValueRange{rhs, lhs},
-      op.getDpsInits(), maps, op.getIteratorTypesArray(),
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        IRMapping mapping;
-        Block *body = op.getBlock();
-        mapping.map(body->getArgument(0), args[1]);
-        mapping.map(body->getArgument(1), args[0]);
-        mapping.map(body->getArgument(2), args[2]);
-        // Commutative ops of the inputs (the multiplication) take the new
-        // left operand's element first: vectorization reads their order
-        // as the contraction's (else its vectors would run along C's
-        // rows).
-        for (Operation &inner : *body) {
-          Operation *copy = b.clone(inner, mapping);
-          if (copy->hasTrait<OpTrait::IsCommutative>() &&
-              copy->getNumOperands() == 2 &&
-              !llvm::is_contained(copy->getOperands(), args[2]))
-            copy->setOperands({copy->getOperand(1), copy->getOperand(0)});
-        }
-      });
-  rewriter.replaceOp(op, swapped->getResults());
-  return swapped;
+  if (!ShapedType::isDynamic(n) && 2 * n <= columns)
+    return vectorOfColumns(m, rows, int64_t(llvm::PowerOf2Ceil(n)));
+  return TilePlan{ShapedType::isDynamic(m) ? rows : std::min(m, rows), columns};
 }
 
 /// Makes the elementwise consumer of a product `result` (its only use)
@@ -269,25 +234,11 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed,
   packed.packedLinalgOp = cast<linalg::LinalgOp>(replacement.getOperation());
 }
 
-/// Makes the packed contraction read its right operand (B, or A for C's
-/// transpose) through a view of its own layout, each tiled dimension split
-/// in two (an expand_shape, no copy), instead of a packed copy, where C has
-/// one panel of rows: each panel of the operand is then read once, so that
-/// packing it would only add two passes over it. (Register tiles of A's
-/// transpose then read rows of A and transpose them in registers, as the
-/// pack would.) Needs static sizes that the tiles divide.
-void readOncePanelsInPlace(RewriterBase &rewriter, linalg::PackResult &packed) {
-  auto generic =
-      dyn_cast<linalg::GenericOp>(packed.packedLinalgOp.getOperation());
-  if (!generic || generic.getNumDpsInputs() != 2)
-    return;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(generic);
-  if (failed(dims) || dims->m.empty() ||
-      generic.getStaticLoopRanges()[dims->m.front()] != 1)
-    return;
-  OpOperand *rhs = generic.getDpsInputOperand(1);
-  auto pack = rhs->get().getDefiningOp<linalg::PackOp>();
+/// Makes `generic` read `operand` (a pack) through a view of the pack's
+/// source split into its tiles; see readOncePanelsInPlace.
+void readInPlace(RewriterBase &rewriter, linalg::GenericOp generic,
+                 OpOperand *operand) {
+  auto pack = operand->get().getDefiningOp<linalg::PackOp>();
   if (!pack)
     return;
   auto type = cast<RankedTensorType>(pack.getSource().getType());
@@ -317,7 +268,7 @@ void readOncePanelsInPlace(RewriterBase &rewriter, linalg::PackResult &packed) {
   }
   // The packed operand's dimensions as the view's.
   ArrayRef<int64_t> perm = pack.getOuterDimsPerm();
-  AffineMap map = generic.getMatchingIndexingMap(rhs);
+  AffineMap map = generic.getMatchingIndexingMap(operand);
   SmallVector<AffineExpr> results(shape.size());
   for (int64_t i = 0; i < rank; ++i)
     results[outerOf[perm.empty() ? i : perm[i]]] = map.getResult(i);
@@ -329,22 +280,45 @@ void readOncePanelsInPlace(RewriterBase &rewriter, linalg::PackResult &packed) {
       RankedTensorType::get(shape, type.getElementType()), pack.getSource(),
       groups);
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  maps[rhs->getOperandNumber()] =
+  maps[operand->getOperandNumber()] =
       AffineMap::get(map.getNumDims(), 0, results, map.getContext());
   rewriter.modifyOpInPlace(generic, [&] {
-    rhs->set(view);
+    operand->set(view);
     generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
   });
   if (pack->use_empty())
     rewriter.eraseOp(pack);
 }
 
+/// Makes the packed contraction read an operand through a view of its own
+/// layout, each tiled dimension split in two (an expand_shape, no copy),
+/// instead of a packed copy, where each of its panels is read once: B where
+/// C has one panel of rows, A where C has one panel of columns. Packing it
+/// would only add two passes over it. Needs static sizes that the tiles
+/// divide.
+void readOncePanelsInPlace(RewriterBase &rewriter, linalg::PackResult &packed) {
+  auto generic =
+      dyn_cast<linalg::GenericOp>(packed.packedLinalgOp.getOperation());
+  if (!generic || generic.getNumDpsInputs() != 2)
+    return;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(generic);
+  if (failed(dims) || dims->m.empty() || dims->n.empty())
+    return;
+  // The outer (panel) dimensions come first.
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  if (ranges[dims->m.front()] == 1)
+    readInPlace(rewriter, generic, generic.getDpsInputOperand(1));
+  if (ranges[dims->n.front()] == 1)
+    readInPlace(rewriter, generic, generic.getDpsInputOperand(0));
+}
+
 /// Whether `op` (a matmul with dynamic sizes) fills register tiles of C
-/// (or, `transposed`, of C's transpose: see tileFor) of `columns` columns,
-/// and has at least `minIterations` multiply-adds, computed before it.
+/// whose `columns` columns need at least `minColumns` of C's, and has at
+/// least `minIterations` multiply-adds, computed before it.
 Value shouldPack(RewriterBase &rewriter, linalg::LinalgOp op,
-                 const linalg::ContractionDimensions &dims, bool transposed,
-                 int64_t columns, int64_t kBlock, int64_t minIterations) {
+                 const linalg::ContractionDimensions &dims, int64_t minColumns,
+                 int64_t kBlock, int64_t minIterations) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   auto constant = [&](int64_t value) -> Value {
@@ -371,11 +345,8 @@ Value shouldPack(RewriterBase &rewriter, linalg::LinalgOp op,
   // (Fewer rows than a tile's are padded: a product of so few rows reads
   // its other operand at the speed of memory, however many rows its tiles
   // compute.)
-  Value twiceColumns =
-      arith::MulIOp::create(rewriter, loc, transposed ? m : n, constant(2));
-  Value fills = atLeast(transposed ? n : m, 2);
-  fills = arith::AndIOp::create(rewriter, loc, fills,
-                                atLeast(twiceColumns, columns));
+  Value fills = atLeast(m, 2);
+  fills = arith::AndIOp::create(rewriter, loc, fills, atLeast(n, minColumns));
   fills = arith::AndIOp::create(rewriter, loc, fills, atLeast(k, kBlock));
   return arith::AndIOp::create(rewriter, loc, fills, large);
 }
@@ -428,8 +399,6 @@ struct PackMatmulPass
     for (linalg::LinalgOp op : matmuls) {
       Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
       TilePlan plan = *tileFor(op, bits, kBlock);
-      if (plan.swapped)
-        op = swapOperands(rewriter, op);
       if (op.hasDynamicShape()
               ? failed(packAtRunTime(rewriter, op, plan,
                                      registerTile(element, bits).first))
@@ -441,19 +410,19 @@ struct PackMatmulPass
 
   /// Packs `op`, whose sizes are dynamic, where run-time sizes fill the
   /// tiles of `plan` (see shouldPack); the packed product writes C itself
-  /// where the tiles divide it, else a padded copy. Where N may be too few
-  /// for the tiles' columns (and `op` is not swapped already), products of
-  /// many rows and few columns pack C's transpose in tiles of `rows` rows.
+  /// where the tiles divide it, else a padded copy. Where N is dynamic,
+  /// products of fewer columns than a vector's lanes (from 2) pack in
+  /// tiles of one vector per row (vectorOfColumns, from a register tile's
+  /// `rows`), which sum long K in blocks as the others do.
   LogicalResult packAtRunTime(RewriterBase &rewriter, linalg::LinalgOp op,
                               const TilePlan &plan, int64_t rows) {
     linalg::ContractionDimensions dims = *linalg::inferContractionDims(op);
     SmallVector<int64_t> sizes = op.getStaticLoopRanges();
     int64_t m = sizes[dims.m.front()], n = sizes[dims.n.front()];
-    bool fewColumns = !plan.swapped && ShapedType::isDynamic(n) &&
-                      (ShapedType::isDynamic(m) || 2 * m >= plan.columns);
+    int64_t lanes = plan.columns / 2;
     auto [packed, plain] = mlir::pk::chooseAtRunTime(
         rewriter, op,
-        shouldPack(rewriter, op, dims, false, plan.columns, kBlock,
+        shouldPack(rewriter, op, dims, std::max<int64_t>(lanes, 2), kBlock,
                    minIterations));
     auto [divided, padded] = mlir::pk::chooseAtRunTime(
         rewriter, packed,
@@ -461,13 +430,14 @@ struct PackMatmulPass
     if (failed(packInTiles(rewriter, divided, plan.rows, plan.columns, true)) ||
         failed(packInTiles(rewriter, padded, plan.rows, plan.columns, false)))
       return failure();
-    if (fewColumns) {
-      auto [transposed, rest] = mlir::pk::chooseAtRunTime(
+    if (ShapedType::isDynamic(n) && lanes > 2) {
+      auto [vectors, rest] = mlir::pk::chooseAtRunTime(
           rewriter, plain,
-          shouldPack(rewriter, plain, dims, true, plan.columns, kBlock,
-                     minIterations));
-      if (failed(packInTiles(rewriter, swapOperands(rewriter, transposed), rows,
-                             plan.columns, false)))
+          shouldPack(rewriter, plain, dims, 2, kBlock, minIterations));
+      // (Fewer columns than a vector's lanes: C is padded.)
+      TilePlan vectorTiles = vectorOfColumns(m, rows, lanes);
+      if (failed(packInTiles(rewriter, vectors, vectorTiles.rows,
+                             vectorTiles.columns, false)))
         return failure();
       plain = rest;
     }

@@ -102,3 +102,36 @@ pk.kernel @matmul(%a: !pk.ref<?x?xf32>, %b: !pk.ref<?x?xf32>, %o: !pk.ref<?x?xf3
   pk.store %2, %o : tensor<?x?xf32> -> !pk.ref<?x?xf32>
   pk.return
 }
+
+// Batches that one operand broadcasts, of static batch sizes: one packed
+// batch_matmul (pk-to-linalg's broadcast batches) whose C, of dynamic rows
+// and columns, is expanded back to the result's batches; dynamic batch
+// sizes keep the contraction over the broadcast operand (MLIR 22's
+// expand-strided-metadata crashed on C's expand_shape).
+// CHECK-LABEL: llvm.func @broadcast_batches
+// CHECK: omp.parallel
+// CHECK: llvm.intr.fmuladd
+// CHECK-LABEL: llvm.func @dynamic_broadcast_batches
+pk.kernel @broadcast_batches(%a: !pk.ref<2x3x?x?xf32>, %b: !pk.ref<3x?x?xf32>, %o: !pk.ref<2x3x?x?xf32>) {
+  %a0 = pk.load %a : !pk.ref<2x3x?x?xf32> -> tensor<2x3x?x?xf32>
+  %b0 = pk.load %b : !pk.ref<3x?x?xf32> -> tensor<3x?x?xf32>
+  %k = pk.dim %b[1] : !pk.ref<3x?x?xf32>
+  %n = pk.dim %b[2] : !pk.ref<3x?x?xf32>
+  %bb = pk.broadcast %b0 sizes(%k, %n) : tensor<3x?x?xf32> -> tensor<2x3x?x?xf32>
+  %m = pk.matmul %a0, %bb : tensor<2x3x?x?xf32>, tensor<2x3x?x?xf32> -> tensor<2x3x?x?xf32>
+  pk.store %m, %o : tensor<2x3x?x?xf32> -> !pk.ref<2x3x?x?xf32>
+  pk.return
+}
+
+pk.kernel @dynamic_broadcast_batches(%a: !pk.ref<?x?x?x?xf32>, %b: !pk.ref<?x?x?xf32>, %o: !pk.ref<?x?x?x?xf32>) {
+  %a0 = pk.load %a : !pk.ref<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
+  %b0 = pk.load %b : !pk.ref<?x?x?xf32> -> tensor<?x?x?xf32>
+  %n0 = pk.dim %a[0] : !pk.ref<?x?x?x?xf32>
+  %n1 = pk.dim %b[0] : !pk.ref<?x?x?xf32>
+  %n2 = pk.dim %b[1] : !pk.ref<?x?x?xf32>
+  %n3 = pk.dim %b[2] : !pk.ref<?x?x?xf32>
+  %bb = pk.broadcast %b0 sizes(%n0, %n1, %n2, %n3) : tensor<?x?x?xf32> -> tensor<?x?x?x?xf32>
+  %m = pk.matmul %a0, %bb : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
+  pk.store %m, %o : tensor<?x?x?x?xf32> -> !pk.ref<?x?x?x?xf32>
+  pk.return
+}

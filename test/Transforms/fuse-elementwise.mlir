@@ -40,3 +40,20 @@ func.func @chain(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %2 : tensor<8xf32>
 }
+
+// Named products keep the reshapes of their operands and results: folded
+// into them, the batch_matmul would become a generic contraction (with two
+// row dimensions) that pk-pack-matmul does not pack.
+// FUSED-LABEL: func.func @product_reshapes
+// FUSED: %[[A:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0], [1, 2], [3]]
+// FUSED: %[[P:.*]] = linalg.batch_matmul ins(%[[A]], %arg1 : tensor<3x2x8xf32>, tensor<3x8x5xf32>)
+// FUSED: tensor.expand_shape %[[P]] {{\[\[}}0], [1, 2], [3]]
+func.func @product_reshapes(%a: tensor<3x2x1x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<3x2x1x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %am = tensor.collapse_shape %a [[0], [1, 2], [3]] : tensor<3x2x1x8xf32> into tensor<3x2x8xf32>
+  %e = tensor.empty() : tensor<3x2x5xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2x5xf32>) -> tensor<3x2x5xf32>
+  %p = linalg.batch_matmul ins(%am, %b : tensor<3x2x8xf32>, tensor<3x8x5xf32>) outs(%c : tensor<3x2x5xf32>) -> tensor<3x2x5xf32>
+  %r = tensor.expand_shape %p [[0], [1, 2], [3]] output_shape [3, 2, 1, 5] : tensor<3x2x5xf32> into tensor<3x2x1x5xf32>
+  return %r : tensor<3x2x1x5xf32>
+}

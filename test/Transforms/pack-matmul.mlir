@@ -68,43 +68,60 @@ func.func @few_rows(%a: tensor<4x256xf32>, %b: tensor<256x512xf32>, %c: tensor<4
   return %r : tensor<4x512xf32>
 }
 
-// Many rows times a matrix of a few columns: C's transpose, B^T A^T, in
-// tiles of its 12 rows (two of 8, padded) whose vectors run along C's
-// columns: B is the left operand, A (transposed into panels of 32 rows) the
-// right, and C is unpacked from tiles of 8 of its columns by 32 of its rows.
-// (With 256-bit vectors, 12 columns fill half a tile: packed as usual.)
-// CHECK-LABEL: func.func @few_columns
-// AVX512: linalg.pack %arg1 {{.*}} outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] inner_tiles = [8, 4] {{.*}} : tensor<300x12xf32> -> tensor<2x75x8x4xf32>
-// AVX512: linalg.pack %arg0 {{.*}} inner_dims_pos = [1, 0] inner_tiles = [4, 32] {{.*}} : tensor<1000x300xf32> -> tensor<32x75x4x32xf32>
-// AVX512: %[[P:.*]] = linalg.generic {{.*}} attrs = {pk.packed_matmul}
-// AVX512: ^bb0(%[[B:.*]]: f32, %[[A:.*]]: f32, %{{.*}}: f32):
-// AVX512: arith.mulf %[[B]], %[[A]]
-// AVX512: linalg.unpack %[[P]] inner_dims_pos = [1, 0] inner_tiles = [8, 32] into %arg2
+// Many rows times up to a vector of columns: tiles of one vector per row
+// (N padded to a power of two), twice a register tile's rows, which read
+// A in place where a count of rows from a register tile's divides M (10
+// for 1000 rows with 512-bit vectors). (With 256-bit vectors, 12 columns
+// fill two vectors: packed as usual.)
+// CHECK-LABEL: func.func @vector_of_columns
+// AVX512: linalg.pack %arg1 {{.*}} inner_tiles = [4, 16] {{.*}} : tensor<300x12xf32> -> tensor<1x75x4x16xf32>
+// AVX512: %[[A:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2, 3]] output_shape [100, 10, 75, 4]
+// AVX512: %[[P:.*]] = linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<100x10x75x4xf32>, tensor<1x75x4x16xf32>) {{.*}} attrs = {pk.packed_matmul}
+// AVX512: linalg.unpack %[[P]] inner_dims_pos = [0, 1] inner_tiles = [10, 16] into %arg2
+// AVX512-NOT: linalg.pack %arg0
 // AVX2: linalg.pack %arg0 {{.*}} inner_tiles = [6, 4] {{.*}} -> tensor<167x75x6x4xf32>
 // CHECK-NOT: linalg.matmul
-func.func @few_columns(%a: tensor<1000x300xf32>, %b: tensor<300x12xf32>, %c: tensor<1000x12xf32>) -> tensor<1000x12xf32> {
+func.func @vector_of_columns(%a: tensor<1000x300xf32>, %b: tensor<300x12xf32>, %c: tensor<1000x12xf32>) -> tensor<1000x12xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<1000x300xf32>, tensor<300x12xf32>) outs(%c : tensor<1000x12xf32>) -> tensor<1000x12xf32>
   return %r : tensor<1000x12xf32>
 }
 
-// A few columns, and one panel of C's transpose (8 columns): A is read in
-// place, through a view split into its panels of 32 rows and K's blocks.
-// CHECK-LABEL: func.func @few_columns_in_place
-// AVX512: linalg.pack %arg1 {{.*}} inner_tiles = [8, 4] {{.*}} : tensor<256x8xf32> -> tensor<1x64x8x4xf32>
-// AVX512: %[[A:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2, 3]] output_shape [16, 32, 64, 4]
-// AVX512: linalg.generic {{.*}} ins(%{{.*}}, %[[A]] : tensor<1x64x8x4xf32>, tensor<16x32x64x4xf32>)
-// AVX512-NOT: linalg.pack %arg0
-func.func @few_columns_in_place(%a: tensor<512x256xf32>, %b: tensor<256x8xf32>, %c: tensor<512x8xf32>) -> tensor<512x8xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<512x256xf32>, tensor<256x8xf32>) outs(%c : tensor<512x8xf32>) -> tensor<512x8xf32>
-  return %r : tensor<512x8xf32>
+// A prime count of rows: A packed in panels of 16 (12) rows, padded.
+// CHECK-LABEL: func.func @vector_of_columns_padded
+// AVX512: linalg.pack %arg0 {{.*}} inner_tiles = [16, 4] {{.*}} : tensor<1009x300xf32> -> tensor<64x75x16x4xf32>
+// AVX512: linalg.pack %arg1 {{.*}} inner_tiles = [4, 8] {{.*}} : tensor<300x6xf32> -> tensor<1x75x4x8xf32>
+// AVX512: linalg.unpack {{.*}} inner_tiles = [16, 8] into %arg2
+// AVX2: linalg.pack %arg0 {{.*}} inner_tiles = [12, 4] {{.*}} : tensor<1009x300xf32> -> tensor<85x75x12x4xf32>
+// AVX2: linalg.pack %arg1 {{.*}} inner_tiles = [4, 8] {{.*}} : tensor<300x6xf32> -> tensor<1x75x4x8xf32>
+// AVX2: linalg.unpack {{.*}} inner_tiles = [12, 8] into %arg2
+func.func @vector_of_columns_padded(%a: tensor<1009x300xf32>, %b: tensor<300x6xf32>, %c: tensor<1009x6xf32>) -> tensor<1009x6xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<1009x300xf32>, tensor<300x6xf32>) outs(%c : tensor<1009x6xf32>) -> tensor<1009x6xf32>
+  return %r : tensor<1009x6xf32>
+}
+
+// Two columns: vectors of two lanes. The tiles divide C, which is written
+// in place, and A, read in place: only B is packed.
+// CHECK-LABEL: func.func @two_columns
+// CHECK: linalg.pack %arg1 {{.*}} inner_tiles = [4, 2] {{.*}} : tensor<256x2xf32> -> tensor<1x64x4x2xf32>
+// AVX512: %[[C:.*]] = tensor.expand_shape %arg2 {{\[\[}}0, 1], [2, 3]] output_shape [32, 16, 1, 2]
+// AVX512: %[[A:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2, 3]] output_shape [32, 16, 64, 4]
+// AVX512: linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<32x16x64x4xf32>, tensor<1x64x4x2xf32>) outs(%[[C]] : tensor<32x16x1x2xf32>) attrs = {pk.packed_matmul}
+// AVX2: tensor.expand_shape %arg0 {{\[\[}}0, 1], [2, 3]] output_shape [64, 8, 64, 4]
+// CHECK-NOT: linalg.pack
+// CHECK-NOT: linalg.unpack
+func.func @two_columns(%a: tensor<512x256xf32>, %b: tensor<256x2xf32>, %c: tensor<512x2xf32>) -> tensor<512x2xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<512x256xf32>, tensor<256x2xf32>) outs(%c : tensor<512x2xf32>) -> tensor<512x2xf32>
+  return %r : tensor<512x2xf32>
 }
 
 // A few rows and a few columns: tiles of all 4 rows by 4 columns (N rounded
-// up to a power of two), B read in place.
+// up to a power of two). C has one panel of each: both operands are read
+// in place, and nothing is packed.
 // CHECK-LABEL: func.func @few_of_both
-// CHECK: linalg.pack %arg0 {{.*}} inner_tiles = [4, 4] {{.*}} : tensor<4x4096xf32> -> tensor<1x1024x4x4xf32>
-// CHECK: tensor.expand_shape %arg1 {{\[\[}}0, 1], [2, 3]] output_shape [1024, 4, 1, 4]
-// CHECK: attrs = {pk.packed_matmul}
+// CHECK: %[[B:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1], [2, 3]] output_shape [1024, 4, 1, 4]
+// CHECK: %[[A:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2, 3]] output_shape [1, 4, 1024, 4]
+// CHECK: linalg.generic {{.*}} ins(%[[A]], %[[B]] : {{.*}}) {{.*}} attrs = {pk.packed_matmul}
+// CHECK-NOT: linalg.pack
 func.func @few_of_both(%a: tensor<4x4096xf32>, %b: tensor<4096x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<4x4096xf32>, tensor<4096x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
@@ -159,8 +176,10 @@ func.func @stored(%a: tensor<64x64xf32>, %b: tensor<64x128xf32>, %o: memref<64x1
 // they do, C is written in its tiled layout, collapsed to the result (which
 // pk-compute-in-place places in the caller's buffer); where they do not, C
 // is padded in that layout and its slice copied into the result's new
-// tensor. The product too small to pack stays as it was. The new tensor
-// and its fill are copied into every branch.
+// tensor. A product of fewer columns (from 2: many rows, or few of both)
+// packs in tiles of one vector per row, N padded to a vector's lanes, so
+// that long K sums in blocks too. The product too small to pack stays as
+// it was. The new tensor and its fill are copied into every branch.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: %[[M:.*]] = tensor.dim %arg0, %{{.*}}
 // CHECK: %[[N:.*]] = tensor.dim %arg1, %{{.*}}
@@ -194,11 +213,16 @@ func.func @stored(%a: tensor<64x64xf32>, %b: tensor<64x128xf32>, %o: memref<64x1
 // AVX512: %[[COPY:.*]] = linalg.copy ins(%[[SLICE]] : tensor<?x?xf32>) outs(%[[RESULT]] : tensor<?x?xf32>)
 // AVX512: scf.yield %[[COPY]]
 // CHECK: } else {
+// CHECK: arith.cmpi sge, %{{.*}}, %c2
+// CHECK: arith.cmpi sge, %{{.*}}, %c2
 // CHECK: scf.if %{{.*}} -> (tensor<?x?xf32>) {
-// AVX512: linalg.pack %arg1 {{.*}} inner_dims_pos = [1, 0] inner_tiles = [8, 4] {{.*}} -> tensor<?x?x8x4xf32>
-// AVX512: linalg.pack %arg0 {{.*}} inner_dims_pos = [1, 0] inner_tiles = [4, 32] {{.*}} -> tensor<?x?x4x32xf32>
+// AVX512: linalg.pack %arg0 {{.*}} inner_tiles = [16, 4] {{.*}} -> tensor<?x?x16x4xf32>
+// AVX512: linalg.pack %arg1 {{.*}} inner_tiles = [4, 16] {{.*}} -> tensor<?x?x4x16xf32>
+// AVX2: linalg.pack %arg0 {{.*}} inner_tiles = [12, 4] {{.*}} -> tensor<?x?x12x4xf32>
+// AVX2: linalg.pack %arg1 {{.*}} inner_tiles = [4, 8] {{.*}} -> tensor<?x?x4x8xf32>
 // CHECK: attrs = {pk.packed_matmul}
-// AVX512: linalg.unpack {{.*}} inner_dims_pos = [1, 0] inner_tiles = [8, 32]
+// CHECK: tensor.extract_slice
+// CHECK: linalg.copy
 // CHECK: } else {
 // CHECK: %[[E:.*]] = tensor.empty
 // CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[E]]

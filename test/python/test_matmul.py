@@ -101,11 +101,15 @@ def test_bool_is_any_and(rng):
 @pytest.mark.parametrize("shapes", [
     ((1,), (1, 1, 4)), ((3,), (2, 3, 4)), ((33,), (33, 17)), ((2, 7, 40), (40,)),
     ((3, 9, 20), (3, 20, 1)), ((3, 1, 20), (3, 20, 9)), ((1, 3000), (3000, 70)),
-    ((5000,), (5000,)), ((5000,), (5000, 40))])
-@pytest.mark.parametrize("density", [0.5, 0.001])
+    ((5000,), (5000,)), ((5000,), (5000, 40)), ((512, 300), (300, 200)),
+    ((1024,), (1024, 1024)), ((2, 3, 64, 256), (3, 256, 64)),
+    ((700, 4000), (4000, 6)), ((6, 70000), (70000, 3))])
+@pytest.mark.parametrize("density", [0.5, 0.001, 0.0])
 def test_bool_products_with_vectors_and_batches(rng, shapes, density):
-    """Boolean operands stay scalar (vectors of i1 are bits, memory holds a
-    byte per boolean): x @ (b, K, n) gave [T, F, F, F] for all-true rows."""
+    """Boolean products are sums of 0.0 and 1.0 in float32 tested nonzero,
+    as vector code (packed, matrix-vector): x @ (b, K, n) once gave
+    [T, F, F, F] for all-true rows (vectors of i1 are bits, memory holds a
+    byte per boolean)."""
     a = rng.random(shapes[0]) < density
     b = rng.random(shapes[1]) < density
     np.testing.assert_array_equal(run(a, b), a @ b)

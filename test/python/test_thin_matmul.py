@@ -1,10 +1,11 @@
 """`@` against NumPy for thin products: a few rows times a matrix (a small
 batch of inputs through a layer; tiles of all its rows) and many rows times
-a matrix of a few columns (C's transpose in tiles, B^T A^T), static and
-dynamic, over dtypes, batches, layouts, aliasing and epilogues (operands
-from matmul_oracle: small integers, so that any summation order gives
-NumPy's result bit for bit). `matmul` compiles per shape, `dynamic_matmul`
-once for every size.
+a matrix of up to a vector's lanes of columns (tiles of one vector per
+row, which read A in place where their rows divide M), static and dynamic,
+over dtypes, batches, layouts, aliasing and epilogues (operands from
+matmul_oracle: small integers, so that any summation order gives NumPy's
+result bit for bit). `matmul` compiles per shape, `dynamic_matmul` once
+for every size.
 """
 
 import ml_dtypes
@@ -53,7 +54,7 @@ def test_float32_shapes(rng, m, k, n):
 @pytest.mark.parametrize("m,k,n", FEW_ROWS + FEW_COLUMNS)
 def test_dynamic_shapes_in_one_kernel(rng, m, k, n):
     # One kernel of dynamic sizes for every shape: the run-time choice
-    # between tiles of C, of C's transpose and the loop nest.
+    # between tiles of two vectors per row, of one and the loop nest.
     a = integers(rng, (m, k), np.float32)
     b = integers(rng, (k, n), np.float32)
     np.testing.assert_array_equal(run(dynamic_matmul, a, b), a @ b)
@@ -98,17 +99,20 @@ def test_views_and_transposes(rng):
     for a, b in [(base[:8:2], other[:, ::3]), (base[::2, 1:], other[1:, :24:3]),
                  (other.T[:5], base.T[:, :40]), (base[::-3, ::-1], other[::-1, :9])]:
         np.testing.assert_array_equal(run(matmul, a, b), a @ b)
-    # Sizes the tiles divide, with one panel of rows (or of C's transpose):
-    # the operand read in place (no pack) is a strided or transposed view.
+    # Sizes the tiles divide, with one panel of rows (or columns): the
+    # operand read in place (no pack) is a strided or transposed view.
     big = integers(rng, (512, 256), np.float32)
     for a, b in [(big[:4], big[::2, ::2]), (big[:4, ::-1], big[:128].T),
-                 (big[::2], big[::2, :8]), (big.T[:, ::2], big[::-2, ::32])]:
+                 (big[::2], big[::2, :8]), (big.T[:, ::2], big[::-2, ::32]),
+                 (big[::-2, ::-1], big[::2, 1:6]), (big.T, big[:, :3].copy()),
+                 (big[:96:3, 1:], big[:255, ::-64]), (big[:6, ::2], big[::4, :4])]:
         np.testing.assert_array_equal(run(matmul, a, b), a @ b)
 
 
 def test_output_is_an_operand(rng):
-    # o is a itself: every element of a is read before o's is written.
-    for m, k in [(4, 256), (300, 12)]:
+    # o is a itself: every element of a is read before o's is written
+    # (528 x 8: A read in place, in tiles of one vector per row).
+    for m, k in [(4, 256), (300, 12), (528, 8), (480, 4)]:
         a = integers(rng, (m, k), np.float32)
         b = integers(rng, (k, k), np.float32)
         want = a @ b
@@ -116,7 +120,8 @@ def test_output_is_an_operand(rng):
         np.testing.assert_array_equal(a, want)
 
 
-@pytest.mark.parametrize("m,k,n", [(4, 256, 512), (500, 256, 6), (3, 33, 70)])
+@pytest.mark.parametrize("m,k,n", [(4, 256, 512), (500, 256, 6), (3, 33, 70),
+                                   (480, 256, 8), (1009, 64, 2)])
 def test_epilogue(rng, m, k, n):
     a = integers(rng, (m, k), np.float32)
     b = integers(rng, (k, n), np.float32)
@@ -136,20 +141,28 @@ def test_special_values(rng):
     np.testing.assert_array_equal(run(matmul, b.T.copy(), a.T.copy()), want.T)
 
 
-@pytest.mark.parametrize("m,k,n", [(4, 1 << 18, 32), (1000, 1 << 16, 6),
-                                   (8, 1 << 18, 8)])
-def test_long_sums_are_accurate(rng, m, k, n):
+@pytest.mark.parametrize("kernel", [matmul, dynamic_matmul], ids=["static", "dynamic"])
+@pytest.mark.parametrize("m,k,n,dtype", [
+    (4, 1 << 18, 32, np.float32), (1000, 1 << 16, 6, np.float32),
+    (8, 1 << 18, 8, np.float32), (3, 100003, 5, np.float32),
+    (7, 50000, 7, np.float32), (6, 1 << 16, 2, np.float32),
+    (3, 100003, 3, np.float64)])
+def test_long_sums_are_accurate(rng, kernel, m, k, n, dtype):
     # All positive: a running sum over K would lose ~K times the rounding
-    # of one addition; each chunk of K sums from zero, as BLAS sums.
-    a = rng.random((m, k), dtype=np.float32)
-    b = rng.random((k, n), dtype=np.float32)
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    error = np.abs(run(matmul, a, b) - want).max() / np.abs(want).max()
-    assert error <= 4 * np.abs((a @ b) - want).max() / np.abs(want).max() + 1e-7
+    # of one addition; each chunk of K sums from zero, as BLAS sums (with
+    # dynamic sizes too, down to two rows and two columns).
+    a = rng.random((m, k)).astype(dtype)
+    b = rng.random((k, n)).astype(dtype)
+    want = a.astype(np.longdouble) @ b.astype(np.longdouble)
+    eps = np.finfo(dtype).eps
+    error = float(np.abs(run(kernel, a, b) - want).max() / np.abs(want).max())
+    numpys = float(np.abs((a @ b) - want).max() / np.abs(want).max())
+    assert error <= 4 * numpys + 2 * eps
 
 
 def test_thin_products_are_vector_code(rng):
-    for m, k, n in [(4, 256, 512), (512, 256, 4), (8, 4096, 8)]:
+    for m, k, n in [(4, 256, 512), (512, 256, 4), (8, 4096, 8),
+                    (1024, 256, 8), (1009, 256, 2)]:
         a = integers(rng, (m, k), np.float32)
         b = integers(rng, (k, n), np.float32)
         tiled = matmul.lower(a, b, np.empty((m, n), np.float32), stage="tiled")

@@ -10,22 +10,23 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
   let description = [{
     Rewrites each `linalg.matmul` and `linalg.batch_matmul` on tensors with
     at least `min-iterations` multiply-adds and a product that fills its
-    register tiles (M at least 2, N at least `nb / 2`, K at least `kb`)
+    register tiles (M and N at least 2, K at least `kb`)
     into a contraction over packed operands (upstream
     `linalg::blockPackMatmul`). A static M below `mb` (a few rows times a
-    matrix: a small batch through a layer) takes tiles of all M rows; a
-    product of a few columns (N from 2 to below `nb / 2`) and at least
-    `nb / 2` rows computes C's transpose as B^T A^T, whose tiles' vectors
-    run along C's columns (B is the left operand, packed in panels of its
-    columns, and C is unpacked from tiles of its transpose). A product of a
-    few rows and a few columns (static sizes) takes tiles of all its rows
-    by its columns rounded up to a power of two (vectors of as many lanes);
-    with dynamic sizes it stays as it is, as do products of one row or
-    column (pk-vectorize-matvec's). Where C has one panel of rows (of C's transpose),
-    each panel of the right operand is read once, so that packing it would
-    only add two passes over it: with static sizes that its tiles divide,
-    the contraction reads it in place, through a view of its layout split
-    into tiles (an `expand_shape`). The packs:
+    matrix: a small batch through a layer) takes tiles of all M rows. A
+    product of up to a vector's lanes of columns (static N from 2 to
+    `nb / 2`) takes tiles of one vector per row (N rounded up to a power of
+    two lanes) and twice `mb` rows (as many FMAs per step of K, no more
+    registers, no padding to a second vector), or of a count of rows from
+    `mb` that divides a static M; where N is dynamic, a product of fewer
+    columns than a vector's lanes (from 2, any M) packs in such tiles of
+    `nb / 2` columns, padded, so that long sums over K run in blocks.
+    Products of one row or column (pk-vectorize-matvec's) stay as they are.
+    Where C has one panel of rows, each panel of the right operand is read
+    once, and where it has one panel of columns, each of the left operand:
+    packing it would only add two passes over it, so with static sizes
+    that its tiles divide, the contraction reads it in place, through a
+    view of its layout split into tiles (an `expand_shape`). The packs:
     A in panels of `mb` rows (`[M/mb][K/kb][mb][kb]`), B in panels of `nb`
     columns (`[N/nb][K/kb][kb][nb]`) and C in `mb x nb` tiles, padded with
     zeros where the blocks do not divide the sizes and unpacked into the
@@ -41,8 +42,8 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
     reads B at the speed of memory), then whether the tiles divide C: an
     `scf.if` chooses between the packed product writing C in its tiled
     layout, the packed product writing a padded C whose slice is the
-    result, and (where N is dynamic) C's transpose packed for a few
-    columns, or else the product as it was. The product's single elementwise consumer (whose other operands
+    result, and (where N is dynamic) the tiles of one vector per row for
+    fewer columns, or else the product as it was. The product's single elementwise consumer (whose other operands
     are defined before it) and the new tensors they start from are copied
     into every branch: the consumer then reads the slice of the padded C
     (no copy), and updates the product's tensor in place where it has its
@@ -960,7 +961,10 @@ def PkFuseElementwise : Pass<"pk-fuse-elementwise"> {
     fusion whose body would exceed `max-body-ops` operations is not made:
     LLVM's loop vectorizer takes time quadratic in a loop body's dependence
     chains, so one loop of 8,000 operations compiled for 16 s where 16
-    loops of 500 compile in under 2.
+    loops of 500 compile in under 2. Named products (`linalg.matmul`,
+    `linalg.batch_matmul`) keep the reshapes of their operands and results:
+    folded into them, they would become generic contractions that
+    pk-pack-matmul does not pack.
   }];
   let options = [
     Option<"maxBodyOps", "max-body-ops", "unsigned",

@@ -15,6 +15,212 @@ using namespace mlir::pk;
 namespace {
 
 //===----------------------------------------------------------------------===//
+// Broadcast batches
+//===----------------------------------------------------------------------===//
+
+/// A batched product's operand as the tensor it reads: a pk.broadcast's
+/// source where it stretches batch dimensions, and for each dimension of
+/// the operand (batch..., rows, columns), the source's dimension, or -1
+/// where the broadcast adds or stretches it.
+struct BatchOperand {
+  Value source;
+  SmallVector<int64_t> dimOf;
+};
+
+BatchOperand readBatchOperand(ConversionPatternRewriter &rewriter,
+                              Value original, Value converted) {
+  int64_t rank = cast<RankedTensorType>(original.getType()).getRank();
+  BatchOperand operand{converted, llvm::to_vector(llvm::seq<int64_t>(rank))};
+  auto broadcast = original.getDefiningOp<BroadcastOp>();
+  Value source =
+      broadcast ? rewriter.getRemappedValue(broadcast.getOperand()) : Value();
+  if (!source)
+    return operand;
+  auto target = cast<RankedTensorType>(original.getType());
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  int64_t offset = rank - sourceType.getRank();
+  SmallVector<int64_t> dimOf;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t s = d - offset;
+    bool own =
+        s >= 0 && (sourceType.getDimSize(s) != 1 || target.getDimSize(d) == 1);
+    // (The rows and columns are never broadcast by `@`.)
+    if (!own && d >= rank - 2)
+      return operand;
+    dimOf.push_back(own ? s : -1);
+  }
+  return {source, dimOf};
+}
+
+/// `operand.source` rearranged as the dimensions `order` of the operand
+/// (a copy, unless the source is already that), read through a map that
+/// skips the dimensions the broadcast added and reads index 0 of those it
+/// stretched.
+Value gather(OpBuilder &b, Location loc, const BatchOperand &operand,
+             ArrayRef<int64_t> order, RankedTensorType operandType) {
+  auto sourceType = cast<RankedTensorType>(operand.source.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dynamicSizes;
+  SmallVector<AffineExpr> reads(sourceType.getRank(),
+                                b.getAffineConstantExpr(0));
+  bool identity = sourceType.getRank() == int64_t(order.size());
+  for (auto [loop, d] : llvm::enumerate(order)) {
+    shape.push_back(operandType.getDimSize(d));
+    int64_t s = operand.dimOf[d];
+    identity = identity && s == int64_t(loop);
+    if (s < 0)
+      continue;
+    reads[s] = b.getAffineDimExpr(loop);
+    if (ShapedType::isDynamic(shape.back()))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, operand.source, s));
+  }
+  if (identity)
+    return operand.source;
+  Value empty = tensor::EmptyOp::create(
+      b, loc, shape, sourceType.getElementType(), dynamicSizes);
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(order.size(), 0, reads, context),
+      AffineMap::getMultiDimIdentityMap(order.size(), context)};
+  SmallVector<utils::IteratorType> iterators(order.size(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, empty.getType(), operand.source, empty, maps, iterators,
+             [](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(nb, nloc, args[0]);
+             })
+      .getResult(0);
+}
+
+/// A batched product whose operands are pk.broadcasts along some batch
+/// dimensions (NumPy's (2, 3, 1, K) @ (3, K, N)) as one matmul or
+/// batch_matmul of their sources: batch dimensions of A alone join its
+/// rows, those of B alone its columns (A, B and C rearranged by copies
+/// where those dimensions move), so that the product packs into register
+/// tiles and reads each matrix of B once, where a contraction over the
+/// broadcast B would run as a loop nest. Null where no batch dimension is
+/// broadcast, or batch sizes are dynamic (MLIR 22's expand-strided-metadata
+/// crashes on the expand_shape of C with dynamic sizes in one group).
+Value buildBroadcastBatches(ConversionPatternRewriter &rewriter, MatmulOp op,
+                            Value lhsValue, Value rhsValue,
+                            RankedTensorType resultType) {
+  int64_t rank = resultType.getRank(), batch = rank - 2;
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+  if (batch < 1 || lhsType.getRank() != rank || rhsType.getRank() != rank)
+    return nullptr;
+  BatchOperand lhs = readBatchOperand(rewriter, op.getLhs(), lhsValue);
+  BatchOperand rhs = readBatchOperand(rewriter, op.getRhs(), rhsValue);
+  SmallVector<int64_t> shared, lhsOnly, rhsOnly;
+  for (int64_t d = 0; d < batch; ++d) {
+    int64_t size = resultType.getDimSize(d);
+    bool inLhs = lhs.dimOf[d] >= 0, inRhs = rhs.dimOf[d] >= 0;
+    if (ShapedType::isDynamic(size) || (!inLhs && !inRhs && size != 1))
+      return nullptr;
+    (size == 1 || (inLhs && inRhs) ? shared
+     : inLhs                       ? lhsOnly
+                                   : rhsOnly)
+        .push_back(d);
+  }
+  if (lhsOnly.empty() && rhsOnly.empty())
+    return nullptr;
+
+  Location loc = op.getLoc();
+  int64_t rows = batch, columns = batch + 1;
+  auto concat = [](ArrayRef<ArrayRef<int64_t>> parts) {
+    SmallVector<int64_t> all;
+    for (ArrayRef<int64_t> part : parts)
+      all.append(part.begin(), part.end());
+    return all;
+  };
+  SmallVector<int64_t> lhsOrder = concat({shared, lhsOnly, {rows, columns}});
+  SmallVector<int64_t> rhsOrder = concat({shared, {rows}, rhsOnly, {columns}});
+  SmallVector<int64_t> productOrder =
+      concat({shared, lhsOnly, {rows}, rhsOnly, {columns}});
+  Value a = gather(rewriter, loc, lhs, lhsOrder, lhsType);
+  Value b = gather(rewriter, loc, rhs, rhsOrder, rhsType);
+
+  // A as [shared] x (lhsOnly, M) x K, B as [shared] x K x (rhsOnly, N).
+  int64_t s = shared.size(), l = lhsOnly.size(), r = rhsOnly.size();
+  auto range = [](int64_t from, int64_t to) {
+    return ReassociationIndices(llvm::to_vector(llvm::seq(from, to)));
+  };
+  SmallVector<ReassociationIndices> aGroups, bGroups, cGroups;
+  if (s > 0) {
+    aGroups.push_back(range(0, s));
+    bGroups.push_back(range(0, s));
+    cGroups.push_back(range(0, s));
+  }
+  aGroups.append({range(s, s + l + 1), range(s + l + 1, s + l + 2)});
+  bGroups.append({range(s, s + 1), range(s + 1, s + r + 2)});
+  cGroups.append({range(s, s + l + 1), range(s + l + 1, s + l + r + 2)});
+  auto collapse = [&](Value tensor, ArrayRef<ReassociationIndices> groups) {
+    if (int64_t(groups.size()) ==
+        cast<RankedTensorType>(tensor.getType()).getRank())
+      return tensor;
+    return Value(
+        tensor::CollapseShapeOp::create(rewriter, loc, tensor, groups));
+  };
+  Value aMatrix = collapse(a, aGroups), bMatrix = collapse(b, bGroups);
+
+  auto aType = cast<RankedTensorType>(aMatrix.getType());
+  auto bType = cast<RankedTensorType>(bMatrix.getType());
+  SmallVector<int64_t> productShape(aType.getShape().drop_back());
+  productShape.push_back(bType.getShape().back());
+  SmallVector<Value> productSizes;
+  for (auto [d, size] : llvm::enumerate(productShape))
+    if (ShapedType::isDynamic(size))
+      productSizes.push_back(
+          d + 1 < productShape.size()
+              ? Value(tensor::DimOp::create(rewriter, loc, aMatrix, d))
+              : Value(tensor::DimOp::create(rewriter, loc, bMatrix, d)));
+  Type element = resultType.getElementType();
+  Value zero = arith::ConstantOp::create(rewriter, loc, element,
+                                         rewriter.getZeroAttr(element));
+  Value empty = tensor::EmptyOp::create(rewriter, loc, productShape, element,
+                                        productSizes);
+  Value init = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  SmallVector<Value, 2> inputs{aMatrix, bMatrix};
+  Value product = s > 0 ? linalg::BatchMatmulOp::create(
+                              rewriter, loc, init.getType(), inputs, init)
+                              .getResult(0)
+                        : linalg::MatmulOp::create(rewriter, loc,
+                                                   init.getType(), inputs, init)
+                              .getResult(0);
+
+  // C: [shared] x (lhsOnly, M) x (rhsOnly, N) expanded, then moved into the
+  // result's order (batch..., M, N).
+  SmallVector<OpFoldResult> expandedSizes;
+  for (int64_t d : productOrder) {
+    int64_t size = resultType.getDimSize(d);
+    if (!ShapedType::isDynamic(size)) {
+      expandedSizes.push_back(rewriter.getIndexAttr(size));
+      continue;
+    }
+    // M and A's batch dimensions from A, N and B's from B. (In A's order,
+    // `columns` is K.)
+    auto inA = llvm::find(ArrayRef(lhsOrder).drop_back(), d);
+    Value dynamicSize =
+        d != columns && inA != lhsOrder.end() - 1
+            ? tensor::DimOp::create(rewriter, loc, a, inA - lhsOrder.begin())
+            : tensor::DimOp::create(rewriter, loc, b,
+                                    llvm::find(rhsOrder, d) - rhsOrder.begin());
+    expandedSizes.push_back(dynamicSize);
+  }
+  SmallVector<int64_t> expandedShape;
+  for (int64_t d : productOrder)
+    expandedShape.push_back(resultType.getDimSize(d));
+  Value expanded = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(expandedShape, element), product,
+      cGroups, expandedSizes);
+  BatchOperand c{expanded, SmallVector<int64_t>(rank, -1)};
+  for (auto [position, d] : llvm::enumerate(productOrder))
+    c.dimOf[d] = position;
+  return gather(rewriter, loc, c, llvm::to_vector(llvm::seq<int64_t>(rank)),
+                resultType);
+}
+
+//===----------------------------------------------------------------------===//
 // Matmul
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +233,11 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     Location loc = op.getLoc();
     // Integer products wrap the same with or without a sign.
     auto resultType = toSignless(cast<RankedTensorType>(op.getType()));
+    if (Value product = buildBroadcastBatches(rewriter, op, adaptor.getLhs(),
+                                              adaptor.getRhs(), resultType)) {
+      rewriter.replaceOp(op, product);
+      return success();
+    }
     Type element = resultType.getElementType();
     Value zero = arith::ConstantOp::create(rewriter, loc, element,
                                            rewriter.getZeroAttr(element));

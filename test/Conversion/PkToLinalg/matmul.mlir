@@ -1,5 +1,6 @@
 // pk.matmul becomes a named linalg contraction accumulating into zeros, or a
-// generic contraction for the batched shapes named ops do not cover.
+// generic contraction for the batched shapes named ops do not cover; batch
+// dimensions that one operand broadcasts join the other's rows or columns.
 // RUN: pk-opt %s --convert-pk-to-linalg --split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @named
@@ -48,5 +49,51 @@ pk.kernel @generic_contraction(%a: !pk.ref<2x2x4x3xi32>, %v: !pk.ref<3xi32>, %o:
   %v0 = pk.load %v : !pk.ref<3xi32> -> tensor<3xi32>
   %m = pk.matmul %a0, %v0 : tensor<2x2x4x3xi32>, tensor<3xi32> -> tensor<2x2x4xi32>
   pk.store %m, %o : tensor<2x2x4xi32> -> !pk.ref<2x2x4xi32>
+  pk.return
+}
+
+// -----
+
+// Batch dimensions of one operand only (the other a pk.broadcast of size-1
+// or missing dimensions): one product of the operands themselves. A's own
+// batch dimension (2) joins its rows, after the shared one (3): A is copied
+// into (3, 2, 1, 8) and collapsed to (3, 2, 8); B is read where it is, not
+// broadcast; C comes back as (3, 2, 1, 5) and is copied into the result's
+// order.
+// CHECK-DAG: #[[SWAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @broadcast_batches
+// CHECK: %[[B:.*]] = bufferization.to_tensor %arg1
+// CHECK: %[[A:.*]] = linalg.generic {indexing_maps = [#[[SWAP]], #[[ID]]], {{.*}} outs(%{{.*}} : tensor<3x2x1x8xf32>)
+// CHECK: %[[AM:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0], [1, 2], [3]] : tensor<3x2x1x8xf32> into tensor<3x2x8xf32>
+// CHECK: %[[P:.*]] = linalg.batch_matmul ins(%[[AM]], %[[B]] : tensor<3x2x8xf32>, tensor<3x8x5xf32>)
+// CHECK: %[[C:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0], [1, 2], [3]] output_shape [3, 2, 1, 5]
+// CHECK: linalg.generic {indexing_maps = [#[[SWAP]], #[[ID]]], {{.*}} ins(%[[C]] : tensor<3x2x1x5xf32>) outs(%{{.*}} : tensor<2x3x1x5xf32>)
+pk.kernel @broadcast_batches(%a: !pk.ref<2x3x1x8xf32>, %b: !pk.ref<3x8x5xf32>, %o: !pk.ref<2x3x1x5xf32>) {
+  %a0 = pk.load %a : !pk.ref<2x3x1x8xf32> -> tensor<2x3x1x8xf32>
+  %b0 = pk.load %b : !pk.ref<3x8x5xf32> -> tensor<3x8x5xf32>
+  %bb = pk.broadcast %b0 : tensor<3x8x5xf32> -> tensor<2x3x8x5xf32>
+  %m = pk.matmul %a0, %bb : tensor<2x3x1x8xf32>, tensor<2x3x8x5xf32> -> tensor<2x3x1x5xf32>
+  pk.store %m, %o : tensor<2x3x1x5xf32> -> !pk.ref<2x3x1x5xf32>
+  pk.return
+}
+
+// -----
+
+// B's own batch dimension joins its columns: B is copied into (8, 3, 5)
+// and collapsed to (8, 15); A, already in order, is read where it is.
+// CHECK-LABEL: func.func @columns
+// CHECK: %[[A:.*]] = bufferization.to_tensor %arg0
+// CHECK: %[[BT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x3x5xf32>)
+// CHECK: %[[BM:.*]] = tensor.collapse_shape %[[BT]] {{\[\[}}0], [1, 2]] : tensor<8x3x5xf32> into tensor<8x15xf32>
+// CHECK: linalg.matmul ins(%[[A]], %[[BM]] : tensor<4x8xf32>, tensor<8x15xf32>)
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [4, 3, 5]
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<3x4x5xf32>)
+pk.kernel @columns(%a: !pk.ref<4x8xf32>, %b: !pk.ref<3x8x5xf32>, %o: !pk.ref<3x4x5xf32>) {
+  %a0 = pk.load %a : !pk.ref<4x8xf32> -> tensor<4x8xf32>
+  %b0 = pk.load %b : !pk.ref<3x8x5xf32> -> tensor<3x8x5xf32>
+  %ab = pk.broadcast %a0 : tensor<4x8xf32> -> tensor<3x4x8xf32>
+  %m = pk.matmul %ab, %b0 : tensor<3x4x8xf32>, tensor<3x8x5xf32> -> tensor<3x4x5xf32>
+  pk.store %m, %o : tensor<3x4x5xf32> -> !pk.ref<3x4x5xf32>
   pk.return
 }
