@@ -146,6 +146,8 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // NumPy's bools: any nonzero byte is true, where LLVM reads an i1's bit.
+  pm.addPass(createPkLoadBoolsAsBytes());
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -40,6 +40,13 @@ def product_like(a, b, fill=7, dtype=None):
     return np.full(shape, fill, dtype=dtype)
 
 
+def computed(kernel, a, b, out_dtype=None):
+    """`kernel(a, b, o)`'s o, from an output of product_like."""
+    o = product_like(a, b, dtype=out_dtype)
+    kernel(a, b, o)
+    return o
+
+
 def check_dynamic_with_threads(threads, shapes):
     """In a process of OMP_NUM_THREADS=`threads` (the team size is fixed
     when the OpenMP runtime starts), a dynamic `@` kernel gives NumPy's

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import picokernel
-from matmul_oracle import expected, integers, product_like
+from matmul_oracle import computed, expected, integers, product_like
 
 
 @picokernel.kernel(dynamic=False)
@@ -30,12 +30,6 @@ def dynamic_matmul(a, b, o):
 @picokernel.kernel(dynamic=False)
 def matmul_bias_relu(a, b, bias, o):
     o[...] = np.maximum(a[...] @ b[...] + bias[...], 0)
-
-
-def run(kernel, a, b, out_dtype=None):
-    o = product_like(a, b, dtype=out_dtype)
-    kernel(a, b, o)
-    return o
 
 
 # A's batch dimensions alone, B's alone, both, shared ones between them,
@@ -55,7 +49,7 @@ SHAPES = [
 def test_shapes(rng, shapes):
     a = integers(rng, shapes[0], np.float32)
     b = integers(rng, shapes[1], np.float32)
-    np.testing.assert_array_equal(run(matmul, a, b), a @ b)
+    np.testing.assert_array_equal(computed(matmul, a, b), a @ b)
 
 
 @pytest.mark.parametrize("shapes", SHAPES)
@@ -64,7 +58,7 @@ def test_dynamic_sizes(rng, shapes):
     # stay 1 in its traces).
     a = integers(rng, shapes[0], np.float32)
     b = integers(rng, shapes[1], np.float32)
-    np.testing.assert_array_equal(run(dynamic_matmul, a, b), a @ b)
+    np.testing.assert_array_equal(computed(dynamic_matmul, a, b), a @ b)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float16, ml_dtypes.bfloat16,
@@ -75,7 +69,7 @@ def test_dynamic_sizes(rng, shapes):
 def test_dtypes(rng, dtype, shapes):
     a = integers(rng, shapes[0], dtype, -2, 3)
     b = integers(rng, shapes[1], dtype, -2, 3)
-    np.testing.assert_array_equal(run(matmul, a, b), expected(a, b, dtype))
+    np.testing.assert_array_equal(computed(matmul, a, b), expected(a, b, dtype))
 
 
 def test_views(rng):
@@ -84,7 +78,7 @@ def test_views(rng):
                  (base[:2, None, :, :64].transpose(0, 1, 3, 2),
                   base[:3, :80, 1:50]),
                  (base[None, :2, :7, :80], base[:1, :, 3:11][:, None])]:
-        np.testing.assert_array_equal(run(matmul, a, b), a @ b)
+        np.testing.assert_array_equal(computed(matmul, a, b), a @ b)
 
 
 def test_epilogue(rng):
@@ -115,4 +109,4 @@ def test_vulkan(rng, shapes):
     kernel = picokernel.kernel(backend="vulkan")(matmul.__wrapped__)
     a = integers(rng, shapes[0], np.float32)
     b = integers(rng, shapes[1], np.float32)
-    np.testing.assert_array_equal(run(kernel, a, b), a @ b)
+    np.testing.assert_array_equal(computed(kernel, a, b), a @ b)

@@ -256,6 +256,44 @@ def test_big_endian_arrays_are_read_and_written_as_numbers(backend):
     assert o.dtype.byteorder == ">"
 
 
+# name: (expression, the views of a and b it takes)
+BOOL_KERNELS = {
+    "where": (lambda a, b: np.where(a, 1.5, -1.0), None),
+    "sum": (lambda a, b: np.sum(a, axis=-1), None),
+    "any": (lambda a, b: np.max(a, axis=0), None),
+    "all": (lambda a, b: np.min(a, axis=0), None),
+    "compare": (lambda a, b: a == b, None),
+    "cast": (lambda a, b: a.astype(np.int32) + b, None),
+    "select": (lambda a, b: np.where(b, a, False), None),
+    "matmul": (lambda a, b: a @ b, lambda a, b: (a, b.T)),
+    "broadcast matmul": (lambda a, b: a @ b,
+                         lambda a, b: (a.reshape(1, 3, 1, 4), b.reshape(3, 4, 1))),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("name", BOOL_KERNELS)
+def test_bools_are_true_for_every_nonzero_byte(backend, dynamic, name):
+    # A uint8 array viewed as bool holds bytes other than 0 and 1, all of
+    # them true to NumPy: a kernel read a 2 as false (an i1's low bit) and
+    # summed the bytes.
+    expression, views = BOOL_KERNELS[name]
+    raw = np.array([[0, 1, 2, 128], [255, 4, 0, 3], [16, 0, 64, 1]], np.uint8)
+    a = raw.view(np.bool_)
+    b = np.array([[1, 0, 1, 1], [0, 1, 1, 0], [1, 1, 0, 0]], np.bool_)
+    if views:
+        a, b = views(a, b)
+    want = expression(a, b)
+
+    def kernel(a, b, o):
+        o[...] = expression(a[...], b[...])
+
+    o = np.zeros_like(want)
+    picokernel.kernel(kernel, backend=backend, dynamic=dynamic)(a, b, o)
+    np.testing.assert_array_equal(o, want)
+
+
 def test_big_endian_and_misaligned_constants_and_arguments():
     constant = np.arange(3).astype(">i4")
 

@@ -616,6 +616,28 @@ def PkStoreBF16AsI16 : Pass<"pk-store-bf16-as-i16", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def PkLoadBoolsAsBytes : Pass<"pk-load-bools-as-bytes", "::mlir::ModuleOp"> {
+  let summary = "Booleans read as NumPy reads them: any nonzero byte is true";
+  let description = [{
+    A NumPy bool array holds a byte per element, and NumPy reads any
+    nonzero byte as true (`np.uint8` arrays viewed as bool hold 2 or 128).
+    LLVM reads an `i1` from memory as the byte's low bit (its value is
+    undefined unless an `i1` store wrote it): a kernel read such an array's
+    2s as false (and summed its bytes). This pass runs on the LLVM dialect
+    and loads each scalar `i1` as a byte compared with zero. (Vectors of
+    `i1` are bits in registers and memory alike: kernels never move them to
+    or from NumPy's arrays.)
+
+    ```mlir
+    %0 = llvm.load %p : !llvm.ptr -> i1
+    // becomes
+    %b = llvm.load %p : !llvm.ptr -> i8
+    %0 = llvm.icmp "ne" %b, %zero : i8
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def PkIeeeFloatsForSpirv : Pass<"pk-ieee-floats-for-spirv",
                                 "::mlir::spirv::ModuleOp"> {
   let summary = "IEEE float semantics in SPIR-V kernels, as on the CPU";
