@@ -92,6 +92,93 @@ Value gather(OpBuilder &b, Location loc, const BatchOperand &operand,
       .getResult(0);
 }
 
+/// The batch dimensions of a batched product by the operands that read
+/// them: both (or neither, of size 1), A alone, B alone.
+struct BatchDims {
+  SmallVector<int64_t> shared, lhsOnly, rhsOnly;
+};
+
+/// `lhs` and `rhs`'s batch dimensions (see BatchDims); none where no batch
+/// dimension is read by one operand alone, or one is dynamic.
+std::optional<BatchDims> classifyBatches(const BatchOperand &lhs,
+                                         const BatchOperand &rhs,
+                                         RankedTensorType resultType) {
+  BatchDims dims;
+  for (int64_t d = 0; d < resultType.getRank() - 2; ++d) {
+    int64_t size = resultType.getDimSize(d);
+    bool inLhs = lhs.dimOf[d] >= 0, inRhs = rhs.dimOf[d] >= 0;
+    if (ShapedType::isDynamic(size) || (!inLhs && !inRhs && size != 1))
+      return std::nullopt;
+    (size == 1 || (inLhs && inRhs) ? dims.shared
+     : inLhs                       ? dims.lhsOnly
+                                   : dims.rhsOnly)
+        .push_back(d);
+  }
+  if (dims.lhsOnly.empty() && dims.rhsOnly.empty())
+    return std::nullopt;
+  return dims;
+}
+
+/// The groups that collapse A (gathered as [shared], lhsOnly, M, K) to
+/// [shared] x (lhsOnly, M) x K, B ([shared], K, rhsOnly, N) to [shared] x K
+/// x (rhsOnly, N), and expand C from [shared] x (lhsOnly, M) x (rhsOnly, N).
+struct MatrixGroups {
+  SmallVector<ReassociationIndices> a, b, c;
+};
+
+MatrixGroups matrixGroups(const BatchDims &dims) {
+  int64_t s = dims.shared.size(), l = dims.lhsOnly.size(),
+          r = dims.rhsOnly.size();
+  auto range = [](int64_t from, int64_t to) {
+    return ReassociationIndices(llvm::to_vector(llvm::seq(from, to)));
+  };
+  MatrixGroups groups;
+  if (s > 0) {
+    groups.a.push_back(range(0, s));
+    groups.b.push_back(range(0, s));
+    groups.c.push_back(range(0, s));
+  }
+  groups.a.append({range(s, s + l + 1), range(s + l + 1, s + l + 2)});
+  groups.b.append({range(s, s + 1), range(s + 1, s + r + 2)});
+  groups.c.append({range(s, s + l + 1), range(s + l + 1, s + l + r + 2)});
+  return groups;
+}
+
+/// The product of `a` and `b` collapsed by `groups` (a matmul, or a
+/// batch_matmul over shared batch dimensions), into a zero-filled tensor.
+Value multiplyMatrices(OpBuilder &builder, Location loc, Value a, Value b,
+                       const MatrixGroups &groups, Type element) {
+  auto collapse = [&](Value tensor, ArrayRef<ReassociationIndices> into) {
+    if (int64_t(into.size()) ==
+        cast<RankedTensorType>(tensor.getType()).getRank())
+      return tensor;
+    return Value(tensor::CollapseShapeOp::create(builder, loc, tensor, into));
+  };
+  Value aMatrix = collapse(a, groups.a), bMatrix = collapse(b, groups.b);
+  auto aType = cast<RankedTensorType>(aMatrix.getType());
+  auto bType = cast<RankedTensorType>(bMatrix.getType());
+  SmallVector<int64_t> shape(aType.getShape().drop_back());
+  shape.push_back(bType.getShape().back());
+  SmallVector<Value> sizes;
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(size))
+      sizes.push_back(
+          d + 1 < shape.size()
+              ? Value(tensor::DimOp::create(builder, loc, aMatrix, d))
+              : Value(tensor::DimOp::create(builder, loc, bMatrix, d)));
+  Value zero = arith::ConstantOp::create(builder, loc, element,
+                                         builder.getZeroAttr(element));
+  Value empty = tensor::EmptyOp::create(builder, loc, shape, element, sizes);
+  Value init = linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
+  SmallVector<Value, 2> inputs{aMatrix, bMatrix};
+  if (groups.a.size() == 3)
+    return linalg::BatchMatmulOp::create(builder, loc, init.getType(), inputs,
+                                         init)
+        .getResult(0);
+  return linalg::MatmulOp::create(builder, loc, init.getType(), inputs, init)
+      .getResult(0);
+}
+
 /// A batched product whose operands are pk.broadcasts along some batch
 /// dimensions (NumPy's (2, 3, 1, K) @ (3, K, N)) as one matmul or
 /// batch_matmul of their sources: batch dimensions of A alone join its
@@ -111,18 +198,8 @@ Value buildBroadcastBatches(ConversionPatternRewriter &rewriter, MatmulOp op,
     return nullptr;
   BatchOperand lhs = readBatchOperand(rewriter, op.getLhs(), lhsValue);
   BatchOperand rhs = readBatchOperand(rewriter, op.getRhs(), rhsValue);
-  SmallVector<int64_t> shared, lhsOnly, rhsOnly;
-  for (int64_t d = 0; d < batch; ++d) {
-    int64_t size = resultType.getDimSize(d);
-    bool inLhs = lhs.dimOf[d] >= 0, inRhs = rhs.dimOf[d] >= 0;
-    if (ShapedType::isDynamic(size) || (!inLhs && !inRhs && size != 1))
-      return nullptr;
-    (size == 1 || (inLhs && inRhs) ? shared
-     : inLhs                       ? lhsOnly
-                                   : rhsOnly)
-        .push_back(d);
-  }
-  if (lhsOnly.empty() && rhsOnly.empty())
+  std::optional<BatchDims> dims = classifyBatches(lhs, rhs, resultType);
+  if (!dims)
     return nullptr;
 
   Location loc = op.getLoc();
@@ -133,86 +210,41 @@ Value buildBroadcastBatches(ConversionPatternRewriter &rewriter, MatmulOp op,
       all.append(part.begin(), part.end());
     return all;
   };
-  SmallVector<int64_t> lhsOrder = concat({shared, lhsOnly, {rows, columns}});
-  SmallVector<int64_t> rhsOrder = concat({shared, {rows}, rhsOnly, {columns}});
+  SmallVector<int64_t> lhsOrder =
+      concat({dims->shared, dims->lhsOnly, {rows, columns}});
+  SmallVector<int64_t> rhsOrder =
+      concat({dims->shared, {rows}, dims->rhsOnly, {columns}});
   SmallVector<int64_t> productOrder =
-      concat({shared, lhsOnly, {rows}, rhsOnly, {columns}});
+      concat({dims->shared, dims->lhsOnly, {rows}, dims->rhsOnly, {columns}});
   Value a = gather(rewriter, loc, lhs, lhsOrder, lhsType);
   Value b = gather(rewriter, loc, rhs, rhsOrder, rhsType);
-
-  // A as [shared] x (lhsOnly, M) x K, B as [shared] x K x (rhsOnly, N).
-  int64_t s = shared.size(), l = lhsOnly.size(), r = rhsOnly.size();
-  auto range = [](int64_t from, int64_t to) {
-    return ReassociationIndices(llvm::to_vector(llvm::seq(from, to)));
-  };
-  SmallVector<ReassociationIndices> aGroups, bGroups, cGroups;
-  if (s > 0) {
-    aGroups.push_back(range(0, s));
-    bGroups.push_back(range(0, s));
-    cGroups.push_back(range(0, s));
-  }
-  aGroups.append({range(s, s + l + 1), range(s + l + 1, s + l + 2)});
-  bGroups.append({range(s, s + 1), range(s + 1, s + r + 2)});
-  cGroups.append({range(s, s + l + 1), range(s + l + 1, s + l + r + 2)});
-  auto collapse = [&](Value tensor, ArrayRef<ReassociationIndices> groups) {
-    if (int64_t(groups.size()) ==
-        cast<RankedTensorType>(tensor.getType()).getRank())
-      return tensor;
-    return Value(
-        tensor::CollapseShapeOp::create(rewriter, loc, tensor, groups));
-  };
-  Value aMatrix = collapse(a, aGroups), bMatrix = collapse(b, bGroups);
-
-  auto aType = cast<RankedTensorType>(aMatrix.getType());
-  auto bType = cast<RankedTensorType>(bMatrix.getType());
-  SmallVector<int64_t> productShape(aType.getShape().drop_back());
-  productShape.push_back(bType.getShape().back());
-  SmallVector<Value> productSizes;
-  for (auto [d, size] : llvm::enumerate(productShape))
-    if (ShapedType::isDynamic(size))
-      productSizes.push_back(
-          d + 1 < productShape.size()
-              ? Value(tensor::DimOp::create(rewriter, loc, aMatrix, d))
-              : Value(tensor::DimOp::create(rewriter, loc, bMatrix, d)));
+  MatrixGroups groups = matrixGroups(*dims);
   Type element = resultType.getElementType();
-  Value zero = arith::ConstantOp::create(rewriter, loc, element,
-                                         rewriter.getZeroAttr(element));
-  Value empty = tensor::EmptyOp::create(rewriter, loc, productShape, element,
-                                        productSizes);
-  Value init = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-  SmallVector<Value, 2> inputs{aMatrix, bMatrix};
-  Value product = s > 0 ? linalg::BatchMatmulOp::create(
-                              rewriter, loc, init.getType(), inputs, init)
-                              .getResult(0)
-                        : linalg::MatmulOp::create(rewriter, loc,
-                                                   init.getType(), inputs, init)
-                              .getResult(0);
+  Value product = multiplyMatrices(rewriter, loc, a, b, groups, element);
 
   // C: [shared] x (lhsOnly, M) x (rhsOnly, N) expanded, then moved into the
-  // result's order (batch..., M, N).
+  // result's order (batch..., M, N). Dynamic sizes: M and A's batch
+  // dimensions from A, N and B's from B (in A's order, `columns` is K).
   SmallVector<OpFoldResult> expandedSizes;
+  SmallVector<int64_t> expandedShape;
   for (int64_t d : productOrder) {
     int64_t size = resultType.getDimSize(d);
+    expandedShape.push_back(size);
     if (!ShapedType::isDynamic(size)) {
       expandedSizes.push_back(rewriter.getIndexAttr(size));
       continue;
     }
-    // M and A's batch dimensions from A, N and B's from B. (In A's order,
-    // `columns` is K.)
     auto inA = llvm::find(ArrayRef(lhsOrder).drop_back(), d);
-    Value dynamicSize =
+    expandedSizes.push_back(Value(
         d != columns && inA != lhsOrder.end() - 1
             ? tensor::DimOp::create(rewriter, loc, a, inA - lhsOrder.begin())
             : tensor::DimOp::create(rewriter, loc, b,
-                                    llvm::find(rhsOrder, d) - rhsOrder.begin());
-    expandedSizes.push_back(dynamicSize);
+                                    llvm::find(rhsOrder, d) -
+                                        rhsOrder.begin())));
   }
-  SmallVector<int64_t> expandedShape;
-  for (int64_t d : productOrder)
-    expandedShape.push_back(resultType.getDimSize(d));
   Value expanded = tensor::ExpandShapeOp::create(
       rewriter, loc, RankedTensorType::get(expandedShape, element), product,
-      cGroups, expandedSizes);
+      groups.c, expandedSizes);
   BatchOperand c{expanded, SmallVector<int64_t>(rank, -1)};
   for (auto [position, d] : llvm::enumerate(productOrder))
     c.dimOf[d] = position;
