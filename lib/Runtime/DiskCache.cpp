@@ -2,6 +2,7 @@
 
 #include "picokernel/Runtime/DiskCache.h"
 
+#include "picokernel/Support/Environment.h"
 #include "picokernel/Support/Log.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -125,24 +126,6 @@ std::string defaultDirectory() {
   return "";
 }
 
-/// PK_CACHE: off for 0, false, off and no; on for 1, true, on and yes (any
-/// case); anything else warns and keeps the cache on.
-bool cacheEnabled() {
-  const char *value = std::getenv("PK_CACHE");
-  if (!value)
-    return true;
-  std::string text = llvm::StringRef(value).trim().lower();
-  if (text == "0" || text == "false" || text == "off" || text == "no")
-    return false;
-  if (!(text.empty() || text == "1" || text == "true" || text == "on" ||
-        text == "yes"))
-    logRecord(LogLevel::Warning,
-              "PK_CACHE=" + std::string(value) +
-                  " is not one of 0/1, false/true, off/on, no/yes; the disk "
-                  "cache stays on");
-  return true;
-}
-
 /// PK_CACHE_MAX_MB: a whole number of megabytes (at most 2^30); anything
 /// else warns and keeps the default.
 uint64_t maxMegabytes() {
@@ -168,7 +151,8 @@ DiskCache *DiskCache::fromEnvironment() {
   static std::once_flag once;
   static std::unique_ptr<DiskCache> cache;
   std::call_once(once, [] {
-    if (!cacheEnabled())
+    // (PK_CACHE: a switch, on when unset.)
+    if (!environmentSwitch("PK_CACHE", true))
       return;
     const char *dir = std::getenv("PK_CACHE_DIR");
     std::string directory = dir && *dir ? dir : defaultDirectory();

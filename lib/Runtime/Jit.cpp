@@ -8,6 +8,7 @@
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Runtime/DiskCache.h"
 #include "picokernel/Support/Diagnostics.h"
+#include "picokernel/Support/Environment.h"
 
 #include "OpenMPEnvironment.h"
 #include "Workspace.h"
@@ -421,8 +422,7 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   engineOptions.enableObjectDump = disk != nullptr;
   // PK_PERF=1: kernels by name in `perf report`, and in debuggers (LLVM's
   // perf and GDB JIT listeners).
-  const char *perf = std::getenv("PK_PERF");
-  bool listeners = perf && *perf && std::string_view(perf) != "0";
+  bool listeners = environmentSwitch("PK_PERF", false);
   engineOptions.enableGDBNotificationListener = listeners;
   engineOptions.enablePerfNotificationListener = listeners;
   auto engine =

@@ -1,12 +1,11 @@
 //===- Log.cpp - picokernel's log records ---------------------------------===//
 
 #include "picokernel/Support/Log.h"
+#include "picokernel/Support/Environment.h"
 #include "picokernel/Support/Fork.h"
 
-#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdlib>
 #include <mutex>
 #include <new>
 
@@ -35,12 +34,7 @@ LogSink &currentSink() {
 } // namespace
 
 bool logCompilesRequested() {
-  const char *value = std::getenv("PK_LOG_COMPILES");
-  if (!value)
-    return false;
-  std::string text = llvm::StringRef(value).trim().lower();
-  return !(text.empty() || text == "0" || text == "false" || text == "off" ||
-           text == "no");
+  return environmentSwitch("PK_LOG_COMPILES", false);
 }
 
 void setLogSink(LogSink sink) {
@@ -49,12 +43,14 @@ void setLogSink(LogSink sink) {
 }
 
 void logRecord(LogLevel level, const std::string &message) {
+  // (Read before the lock: reading may warn, which logs a record.)
+  bool printed = level != LogLevel::Info || logCompilesRequested();
   std::lock_guard<std::mutex> lock(sinkMutex());
   if (currentSink()) {
     currentSink()(level, message);
     return;
   }
-  if (level == LogLevel::Info && !logCompilesRequested())
+  if (!printed)
     return;
   llvm::errs() << "picokernel: " << message << "\n";
 }

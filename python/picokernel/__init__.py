@@ -25,7 +25,6 @@ import atexit
 import inspect
 import logging
 import operator
-import os
 import sys
 from collections import namedtuple
 
@@ -44,10 +43,9 @@ _logger = logging.getLogger("picokernel")
 
 
 def _switched_on(name):
-    """Whether environment variable `name` is on: set, and not one of 0,
-    false, off, no (as PK_CACHE reads it)."""
-    value = os.environ.get(name, "").strip().lower()
-    return value not in ("", "0", "false", "off", "no")
+    """Whether environment variable `name` (a switch, off when unset) is on,
+    read as the runtime reads PK_CACHE."""
+    return _picokernel._environment_switch(name, False)
 
 
 def _log_compiles():

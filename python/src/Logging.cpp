@@ -2,6 +2,7 @@
 
 #include "Logging.h"
 
+#include "picokernel/Support/Environment.h"
 #include "picokernel/Support/Fork.h"
 #include "picokernel/Support/Log.h"
 
@@ -32,8 +33,7 @@ Queue *&queuePointer() {
 
 Queue &queue() { return *queuePointer(); }
 
-} // namespace
-
+/// Makes the queue picokernel's log sink.
 void installLogSink() {
   // A forked child starts an empty queue: the parent's may be locked by a
   // thread the child does not have (records are added only under the
@@ -47,6 +47,8 @@ void installLogSink() {
     q.pending.store(true, std::memory_order_release);
   });
 }
+
+} // namespace
 
 void flushLogRecords() {
   Queue &q = queue();
@@ -65,6 +67,21 @@ void flushLogRecords() {
   } catch (nb::python_error &error) {
     error.discard_as_unraisable("picokernel's logging");
   }
+}
+
+void bindLogging(nb::module_ &module) {
+  installLogSink();
+  module.def("_flush_log", &flushLogRecords,
+             "Hands picokernel's queued log records to logging.");
+  module.def(
+      "_environment_switch",
+      [](const std::string &name, bool unset) {
+        return environmentSwitch(name, unset);
+      },
+      nb::arg("name"), nb::arg("unset"),
+      "Environment variable `name` read as an on/off switch, as picokernel "
+      "reads PK_CACHE and PK_LOG_COMPILES: 1/0, true/false, on/off, yes/no; "
+      "`unset` where it is unset or empty, or (with a warning) anything else.");
 }
 
 } // namespace pk::python

@@ -10,10 +10,14 @@
 #ifndef PICOKERNEL_PYTHON_LOGGING_H
 #define PICOKERNEL_PYTHON_LOGGING_H
 
+#include <nanobind/nanobind.h>
+
 namespace pk::python {
 
-/// Makes the queue picokernel's log sink.
-void installLogSink();
+/// Makes the queue picokernel's log sink, and defines the module's
+/// _flush_log and _environment_switch (PK_LOG_COMPILES as the runtime reads
+/// it) for the package's logging.
+void bindLogging(nanobind::module_ &module);
 
 /// Hands the queued records to Python's logging (the GIL held); cheap when
 /// there are none. An error of a logging handler is reported as unraisable.

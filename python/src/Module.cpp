@@ -17,6 +17,7 @@
 
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Kernel/Kernel.h"
+#include "picokernel/Support/Environment.h"
 #include "picokernel/Support/Fork.h"
 #include "picokernel/Target/Listing.h"
 
@@ -28,9 +29,7 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/SmallVector.h"
-#include <cstdlib>
 #include <cxxabi.h>
-#include <string_view>
 
 namespace nb = nanobind;
 using namespace pk;
@@ -525,14 +524,11 @@ NB_MODULE(_picokernel, m) {
   nb::register_exception_translator(translateErrors);
 
   bindTracing(m);
-  installLogSink();
+  bindLogging(m);
   // Kernels that threads still hold when Python exits (daemon threads) are
   // not leaks of ours: nanobind's report of them at exit is off unless
   // PK_LEAK_WARNINGS asks for it (the tests ask).
-  const char *leaks = std::getenv("PK_LEAK_WARNINGS");
-  nb::set_leak_warnings(leaks && *leaks && std::string_view(leaks) != "0");
-  m.def("_flush_log", &flushLogRecords,
-        "Hands picokernel's queued log records to logging.");
+  nb::set_leak_warnings(environmentSwitch("PK_LEAK_WARNINGS", false));
 
   static PyType_Slot kernelSlots[] = {
       {Py_tp_traverse, (void *)PyKernel::traverse},

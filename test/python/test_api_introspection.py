@@ -61,8 +61,9 @@ def test_perf_sees_kernels_by_name(tmp_path):
     dumps = glob.glob(str(tmp_path / ".debug" / "jit" / "*" / "jit-*.dump"))
     assert dumps, "no jitdump file"
     assert b"profiled_kernel" in open(dumps[0], "rb").read()
-    # Without PK_PERF, no listener.
-    env["PK_PERF"] = "0"
-    env["JITDUMPDIR"] = str(tmp_path / "off")
-    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=300)
-    assert not os.path.exists(tmp_path / "off")
+    # Switched off (spelled as any switch), no listener.
+    for off in ("0", "false", "off", "no"):
+        env["PK_PERF"] = off
+        env["JITDUMPDIR"] = str(tmp_path / off)
+        subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=300)
+        assert not os.path.exists(tmp_path / off), off

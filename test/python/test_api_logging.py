@@ -99,3 +99,37 @@ def test_warnings_go_through_logging():
     silenced = run("import logging\nlogging.getLogger('picokernel').disabled = True\n"
                    + KERNEL, OMP_NUM_THREADS="abc", PK_CACHE="0")
     assert silenced.stderr == ""
+
+
+def test_every_switch_reads_the_same_spellings(tmp_path):
+    # PK_LOG_COMPILES, PK_CACHE and PK_DISABLE_JIT take 1/0, true/false,
+    # on/off, yes/no in any case; an empty value is the default; anything
+    # else warns once, naming the variable, and keeps the default.
+    script = KERNEL + "k(np.ones(3), np.zeros(3))\nprint(k.backend)\n"
+    for on in ("1", "Yes", " on ", "TRUE"):
+        shown = run(script, PK_LOG_COMPILES=on, PK_CACHE="0")
+        assert shown.returncode == 0, shown.stderr
+        assert "picokernel: compiled kernel 'k'" in shown.stderr, (on, shown.stderr)
+    for off in ("0", "no", "Off", "false", ""):
+        quiet = run(script, PK_LOG_COMPILES=off, PK_CACHE="0")
+        assert quiet.returncode == 0 and quiet.stderr == "", (off, quiet.stderr)
+    unclear = run(script, PK_LOG_COMPILES="maybe", PK_CACHE="0")
+    assert unclear.returncode == 0, unclear.stderr
+    warnings = [line for line in unclear.stderr.splitlines() if line]
+    # Read at every record, warned about once; nothing logged (off).
+    assert warnings == ["picokernel: PK_LOG_COMPILES=maybe is not one of 0/1, "
+                        "false/true, off/on, no/yes; it stays off"], warnings
+    # PK_CACHE stays on: the kernel lands in the cache directory.
+    cached = run(script, PK_CACHE="2", PK_CACHE_DIR=str(tmp_path / "cache"))
+    assert cached.returncode == 0, cached.stderr
+    assert "PK_CACHE=2 is not one of" in cached.stderr and "it stays on" in cached.stderr
+    assert os.listdir(tmp_path / "cache")
+    for off in ("off", "NO", " 0"):
+        assert run(script, PK_CACHE=off, PK_CACHE_DIR=str(tmp_path / off.strip())).stderr == ""
+        assert not os.path.exists(tmp_path / off.strip())
+    # PK_DISABLE_JIT: on interprets, an unclear value compiles.
+    interpreted = run(script, PK_DISABLE_JIT="yes", PK_CACHE="0")
+    assert interpreted.stdout.split()[-1] == "numpy", interpreted.stdout
+    compiled = run(script, PK_DISABLE_JIT="sometimes", PK_CACHE="0")
+    assert compiled.stdout.split()[-1] == "cpu", compiled.stdout + compiled.stderr
+    assert "PK_DISABLE_JIT=sometimes is not one of" in compiled.stderr

@@ -30,9 +30,9 @@ void setLogSink(LogSink sink);
 /// Sends a record (its message without a trailing newline) to the sink.
 void logRecord(LogLevel level, const std::string &message);
 
-/// Whether PK_LOG_COMPILES asks the default sink for Info records: set and
-/// not one of 0, false, off, no (read at every record, so that programs can
-/// switch it on and off).
+/// Whether PK_LOG_COMPILES asks the default sink for Info records (a
+/// switch, off when unset: see environmentSwitch; read at every record, so
+/// that programs can switch it on and off).
 bool logCompilesRequested();
 
 } // namespace pk
