@@ -133,6 +133,7 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   // loops that call a function (libm's erf).
   pm.addPass(createCanonicalizerPass());
   // Views' offsets and strides as affine maps, then arithmetic.
+  pm.addPass(createPkExpandShapesAsCasts());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Memrefs first: the remaining alloca scopes must be lowered while they

@@ -103,11 +103,11 @@ pk.kernel @matmul(%a: !pk.ref<?x?xf32>, %b: !pk.ref<?x?xf32>, %o: !pk.ref<?x?xf3
   pk.return
 }
 
-// Batches that one operand broadcasts, of static batch sizes: one packed
-// batch_matmul (pk-to-linalg's broadcast batches) whose C, of dynamic rows
-// and columns, is expanded back to the result's batches; dynamic batch
-// sizes keep the contraction over the broadcast operand (MLIR 22's
-// expand-strided-metadata crashed on C's expand_shape).
+// Batches that one operand broadcasts: one packed batch_matmul
+// (pk-to-linalg's broadcast batches) whose C, of dynamic rows and columns,
+// is expanded back to the result's batches; with dynamic batch sizes too
+// (C's expansion then holds several dynamic sizes in a group, viewed by
+// pk-expand-shapes-as-casts: MLIR 22's expand-strided-metadata crashed).
 // CHECK-LABEL: llvm.func @broadcast_batches
 // CHECK: omp.parallel
 // CHECK: llvm.intr.fmuladd

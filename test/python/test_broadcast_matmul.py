@@ -110,3 +110,54 @@ def test_vulkan(rng, shapes):
     a = integers(rng, shapes[0], np.float32)
     b = integers(rng, shapes[1], np.float32)
     np.testing.assert_array_equal(computed(kernel, a, b), a @ b)
+
+
+@picokernel.kernel(dynamic=True)
+def dynamic_bias_relu(a, b, bias, o):
+    o[...] = np.maximum(a[...] @ b[...] + bias[...], 0)
+
+
+# Batches of rows through one matrix (a linear layer over a batch of
+# sequences), and A's batches through a stack of B's, at sizes that the
+# register tiles do not divide.
+DYNAMIC_BATCHES = [((3, 5, 64), (64, 40)), ((1, 7, 33), (33, 9)),
+                   ((4, 13, 200), (200, 17)), ((2, 3, 1, 96), (3, 96, 24)),
+                   ((2, 3, 6, 70), (3, 70, 30)), ((5, 2, 64), (64, 3))]
+
+
+def test_dynamic_batches_are_packed(rng):
+    # Batch sizes of dynamic kernels join the rows (or columns) as static
+    # ones do: one packed matmul, not a batch_matmul over copies of B.
+    for shapes, product in [(((3, 5, 64), (64, 40)), "linalg.matmul"),
+                            (((2, 3, 1, 96), (3, 96, 24)), "linalg.batch_matmul")]:
+        kernel = picokernel.kernel(dynamic=True)(matmul.__wrapped__)
+        a = integers(rng, shapes[0], np.float32)
+        b = integers(rng, shapes[1], np.float32)
+        np.testing.assert_array_equal(computed(kernel, a, b), a @ b)
+        assert product in kernel.lower(stage="linalg")
+        tiled = kernel.lower(stage="tiled")
+        assert "vector.fma" in tiled or "vector.contract" in tiled
+
+
+@pytest.mark.parametrize("shapes", DYNAMIC_BATCHES)
+def test_dynamic_batches(rng, shapes):
+    # One kernel of dynamic sizes across the shapes, with and without an
+    # epilogue reading the product.
+    a = integers(rng, shapes[0], np.float32)
+    b = integers(rng, shapes[1], np.float32)
+    bias = integers(rng, shapes[1][-1:], np.float32)
+    np.testing.assert_array_equal(computed(dynamic_matmul, a, b), a @ b)
+    o = np.empty(np.broadcast_shapes(a.shape[:-1] + (1,), b.shape[:-2] + (1, 1))[:-1]
+                 + (b.shape[-1],), np.float32)
+    dynamic_bias_relu(a, b, bias, o)
+    np.testing.assert_array_equal(o, np.maximum(a @ b + bias, 0))
+
+
+@pytest.mark.skipif(not picokernel.vulkan_available()[0],
+                    reason="no Vulkan device")
+def test_vulkan_dynamic_batches(rng):
+    kernel = picokernel.kernel(backend="vulkan", dynamic=True)(matmul.__wrapped__)
+    for shapes in DYNAMIC_BATCHES[:4]:
+        a = integers(rng, shapes[0], np.float32)
+        b = integers(rng, shapes[1], np.float32)
+        np.testing.assert_array_equal(computed(kernel, a, b), a @ b)

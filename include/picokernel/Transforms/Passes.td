@@ -616,6 +616,33 @@ def PkStoreBF16AsI16 : Pass<"pk-store-bf16-as-i16", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def PkExpandShapesAsCasts : Pass<"pk-expand-shapes-as-casts"> {
+  let summary = "View expansions with several dynamic sizes in a group as casts";
+  let description = [{
+    A `memref.expand_shape` whose group of result dimensions holds more than
+    one dynamic size (a product of rows (B * T) x K viewed as B x T x K, both
+    dynamic) becomes a `memref.reinterpret_cast` of its source's buffer:
+    the sizes of its output shape, and in each group the source dimension's
+    stride for the last dimension and, for each one before, the next one's
+    stride times its size. MLIR 22's `expand-strided-metadata` derives the
+    sizes of each group from the source instead, and crashes on these
+    (it cannot split one dynamic size into several); this pass runs before
+    it. Other expansions are left to it.
+
+    ```mlir
+    %v = memref.expand_shape %m [[0, 1], [2]] output_shape [%b, %t, %n]
+        : memref<?x?xf32> into memref<?x?x?xf32>
+    // becomes
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %m
+    %s = affine.apply affine_map<()[s0, s1] -> (s0 * s1)>()[%strides#0, %t]
+    %v = memref.reinterpret_cast %base to offset: [%offset],
+        sizes: [%b, %t, %n], strides: [%s, %strides#0, %strides#1]
+    ```
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def PkLoadBoolsAsBytes : Pass<"pk-load-bools-as-bytes", "::mlir::ModuleOp"> {
   let summary = "Booleans read as NumPy reads them: any nonzero byte is true";
   let description = [{

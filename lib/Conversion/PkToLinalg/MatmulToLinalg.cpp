@@ -99,7 +99,7 @@ struct BatchDims {
 };
 
 /// `lhs` and `rhs`'s batch dimensions (see BatchDims); none where no batch
-/// dimension is read by one operand alone, or one is dynamic.
+/// dimension is read by one operand alone.
 std::optional<BatchDims> classifyBatches(const BatchOperand &lhs,
                                          const BatchOperand &rhs,
                                          RankedTensorType resultType) {
@@ -107,7 +107,7 @@ std::optional<BatchDims> classifyBatches(const BatchOperand &lhs,
   for (int64_t d = 0; d < resultType.getRank() - 2; ++d) {
     int64_t size = resultType.getDimSize(d);
     bool inLhs = lhs.dimOf[d] >= 0, inRhs = rhs.dimOf[d] >= 0;
-    if (ShapedType::isDynamic(size) || (!inLhs && !inRhs && size != 1))
+    if (!inLhs && !inRhs && size != 1)
       return std::nullopt;
     (size == 1 || (inLhs && inRhs) ? dims.shared
      : inLhs                       ? dims.lhsOnly
@@ -186,8 +186,9 @@ Value multiplyMatrices(OpBuilder &builder, Location loc, Value a, Value b,
 /// where those dimensions move), so that the product packs into register
 /// tiles and reads each matrix of B once, where a contraction over the
 /// broadcast B would run as a loop nest. Null where no batch dimension is
-/// broadcast, or batch sizes are dynamic (MLIR 22's expand-strided-metadata
-/// crashes on the expand_shape of C with dynamic sizes in one group).
+/// broadcast. (With dynamic sizes, C's expansion may hold several in a
+/// group: pk-expand-shapes-as-casts views it as MLIR 22's
+/// expand-strided-metadata cannot.)
 Value buildBroadcastBatches(ConversionPatternRewriter &rewriter, MatmulOp op,
                             Value lhsValue, Value rhsValue,
                             RankedTensorType resultType) {

@@ -80,6 +80,30 @@ pk.kernel @broadcast_batches(%a: !pk.ref<2x3x1x8xf32>, %b: !pk.ref<3x8x5xf32>, %
 
 // -----
 
+// Dynamic batch sizes as static ones: a batch of rows through one matrix
+// (a linear layer over a batch of sequences) is one matmul of A's rows,
+// and C's expansion holds two dynamic sizes in a group (B and T, from A).
+// CHECK-LABEL: func.func @dynamic_batches
+// CHECK: %[[A:.*]] = bufferization.to_tensor %{{.*}} : memref<?x?x?xf32>
+// CHECK: %[[W:.*]] = bufferization.to_tensor %{{.*}} : memref<?x?xf32>
+// CHECK: %[[AM:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1], [2]] : tensor<?x?x?xf32> into tensor<?x?xf32>
+// CHECK: %[[P:.*]] = linalg.matmul ins(%[[AM]], %[[W]] : tensor<?x?xf32>, tensor<?x?xf32>)
+// CHECK: tensor.expand_shape %[[P]] {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, %{{.*}}, %{{.*}}] : tensor<?x?xf32> into tensor<?x?x?xf32>
+// CHECK-NOT: linalg.generic
+pk.kernel @dynamic_batches(%a: !pk.ref<?x?x?xf32>, %w: !pk.ref<?x?xf32>, %o: !pk.ref<?x?x?xf32>) {
+  %a0 = pk.load %a : !pk.ref<?x?x?xf32> -> tensor<?x?x?xf32>
+  %w0 = pk.load %w : !pk.ref<?x?xf32> -> tensor<?x?xf32>
+  %b = pk.dim %a[0] : !pk.ref<?x?x?xf32>
+  %k = pk.dim %w[0] : !pk.ref<?x?xf32>
+  %n = pk.dim %w[1] : !pk.ref<?x?xf32>
+  %ww = pk.broadcast %w0 sizes(%b, %k, %n) : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %m = pk.matmul %a0, %ww : tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  pk.store %m, %o : tensor<?x?x?xf32> -> !pk.ref<?x?x?xf32>
+  pk.return
+}
+
+// -----
+
 // B's own batch dimension joins its columns: B is copied into (8, 3, 5)
 // and collapsed to (8, 15); A, already in order, is read where it is.
 // CHECK-LABEL: func.func @columns
