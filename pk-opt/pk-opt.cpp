@@ -10,12 +10,19 @@
 #include "picokernel/Dialect/Pk/Transforms/Passes.h"
 #include "picokernel/Pipelines/Pipelines.h"
 #include "picokernel/Transforms/Passes.h"
+#include "picokernel/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  // --version prints picokernel's version after LLVM's.
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "picokernel version " PICOKERNEL_VERSION "\n";
+  });
   mlir::registerAllPasses();
   mlir::pk::registerPkTransformsPasses();
   mlir::pk::registerPkConversionPasses();

@@ -6,6 +6,7 @@
 #include <vector>
 
 int main() {
+  std::cout << "picokernel " << PICOKERNEL_VERSION << "\n";
   using pk::all;
   pk::Kernel fma("fma",
                  [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {

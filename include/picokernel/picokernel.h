@@ -3,8 +3,10 @@
 // picokernel's C++ API: kernels written over pk::Ref proxies, traced into
 // the pk MLIR dialect (Frontend/Trace.h) with NumPy's dtypes and rules
 // (Support/DType.h), listed (Target/Listing.h), compiled for the CPU and
-// cached by shapes and dtypes (Kernel/Kernel.h, Runtime/Jit.h), or ahead of
-// time into an object file and a C header (Target/Object.h).
+// cached by shapes and dtypes (Kernel/Kernel.h, Runtime/Jit.h), run on
+// caller-owned arrays or DLPack tensors (Kernel/DLPack.h), or compiled ahead
+// of time into an object file and a C header (Target/Object.h).
+// PICOKERNEL_VERSION (Version.h) is the library's version.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,10 +14,12 @@
 #define PICOKERNEL_PICOKERNEL_H
 
 #include "picokernel/Frontend/Trace.h"
+#include "picokernel/Kernel/DLPack.h"
 #include "picokernel/Kernel/Kernel.h"
 #include "picokernel/Runtime/Jit.h"
 #include "picokernel/Support/DType.h"
 #include "picokernel/Target/Listing.h"
 #include "picokernel/Target/Object.h"
+#include "picokernel/Version.h"
 
 #endif // PICOKERNEL_PICOKERNEL_H

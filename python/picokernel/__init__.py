@@ -130,7 +130,9 @@ __all__ = [
     "where",
 ]
 
-__version__ = "0.1.0"
+# The C++ library's PICOKERNEL_VERSION: CMakeLists.txt's project version,
+# which the package's metadata reads too.
+__version__ = _picokernel.VERSION
 
 # "numpy" runs the kernel's Python function on the arrays themselves, as
 # the original picokernel's default backend computes (through NumPy, without

@@ -20,6 +20,7 @@
 #include "picokernel/Support/Environment.h"
 #include "picokernel/Support/Fork.h"
 #include "picokernel/Target/Listing.h"
+#include "picokernel/Version.h"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -557,6 +558,7 @@ NB_MODULE(_picokernel, m) {
       .def_prop_ro("name", &PyKernel::name)
       .def_prop_ro("function", &PyKernel::pythonFunction);
 
+  m.attr("VERSION") = PICOKERNEL_VERSION; // picokernel.__version__
   // The defaults of the Python API (Support/Defaults.h).
   m.attr("DEFAULT_PARALLEL_THRESHOLD") = defaults::kParallelThreshold;
   m.attr("DEFAULT_MAX_CACHE_ENTRIES") = defaults::kMaxCacheEntries;

@@ -27,3 +27,21 @@ BLOCKS = [block for block in re.findall(r"```python\n(.*?)```", README.read_text
 def test_the_readmes_python_blocks_run(block, capsys):
     exec(compile(block, str(README), "exec"), {})
     assert capsys.readouterr().out
+
+
+def test_the_readmes_cpp_example_is_the_one_a_test_compiles():
+    # scripts/check-embed compiles and runs Kernel.h's example; the README
+    # shows the same code.
+    header = (README.parent / "include/picokernel/Kernel/Kernel.h").read_text()
+    example = []
+    for line in header.splitlines()[1:]:
+        if not line.startswith("//"):
+            break
+        if line.startswith("//   "):
+            example.append(line[5:])
+        elif example:
+            break
+    (block,) = re.findall(r"```cpp\n(.*?)```", README.read_text(), re.S)
+    code = [line for line in block.splitlines()
+            if line and not line.startswith("#include")]
+    assert code == example

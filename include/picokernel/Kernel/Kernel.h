@@ -3,8 +3,12 @@
 //   pk::Kernel fma("fma", [](pk::Ref a, pk::Ref b, pk::Ref c, pk::Ref o) {
 //     o[pk::all] = a[pk::all] * b[pk::all] + c[pk::all];
 //   });
-//   fma({{a.data(), pk::f32, {n}}, {b.data(), pk::f32, {n}},
-//        {c.data(), pk::f32, {n}}, {o.data(), pk::f32, {n}}});
+//   std::vector<float> a(n, 1), b(n, 2), c(n, 3), o(n);
+//   int64_t shape[] = {n};
+//   fma({{a.data(), pk::f32, shape}, {b.data(), pk::f32, shape},
+//        {c.data(), pk::f32, shape}, {o.data(), pk::f32, shape}});
+//
+// (scripts/check-embed compiles and runs this example and Trace.h's.)
 //
 // Each call is checked against a guard, the key (shapes, dtypes, which
 // arguments are the same array): a hit runs the machine code compiled for

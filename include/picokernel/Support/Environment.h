@@ -1,5 +1,4 @@
-//===- Environment.h - picokernel's environment switches ---------*- C++
-//-*-===//
+//===- Environment.h - environment switches ---------------------*- C++ -*-===//
 //
 // One reading of the on/off environment variables (PK_CACHE,
 // PK_LOG_COMPILES, PK_PERF, PK_LEAK_WARNINGS, and the Python package's

@@ -1,5 +1,4 @@
-//===- Log.h - picokernel's log records --------------------------*- C++
-//-*-===//
+//===- Log.h - log records --------------------------------------*- C++ -*-===//
 //
 // What picokernel reports besides errors: every compile and its reason,
 // disk-cache loads, evictions (Info), and warnings. Records go to one sink:
