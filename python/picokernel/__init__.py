@@ -243,13 +243,20 @@ def _array_function(self, func, types, args, kwargs):
                             "kernels")
 
 
+# The ndarray attributes that only change a layout: a view of the argument,
+# made before the call, does what they would.
+_LAYOUT_ATTRIBUTES = frozenset({"T", "mT", "reshape", "transpose", "swapaxes",
+                                "ravel", "flatten", "squeeze"})
+
+
 def _missing_attribute(self, name):
-    # An ndarray's attribute that kernels lack (.T, .reshape, .flatten) is a
+    # An ndarray's attribute that kernels lack (.T, .reshape, .argmax) is a
     # clear error at the user's line; any other name an AttributeError.
     if not name.startswith("__") and hasattr(np.ndarray, name):
+        hint = (" (pass a transposed or reshaped view of the array as the "
+                "argument instead)" if name in _LAYOUT_ATTRIBUTES else "")
         raise _error(TypeError, f"picokernel: ndarray.{name} is not supported "
-                                "inside kernels (pass a transposed or reshaped "
-                                "view of the array as the argument instead)")
+                                f"inside kernels{hint}")
     raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
