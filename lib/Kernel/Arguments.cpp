@@ -63,8 +63,10 @@ void checkArguments(
                             std::to_string(array.strides.size()) +
                             " strides for " +
                             std::to_string(array.shape.size()) + " dimensions");
+      // An empty array is contiguous whatever its strides (NumPy gives
+      // (0, 0) for a (2, 0) array, DLPack producers other values).
       int64_t expected = 1;
-      for (size_t d = array.shape.size(); d-- > 0;) {
+      for (size_t d = array.shape.size(); !empty && d-- > 0;) {
         if (array.shape[d] != 1 && array.strides[d] != expected)
           throw ArgumentError("argument '" + paramName(paramNames, i) +
                               "' is not C-contiguous (strides " +

@@ -12,7 +12,12 @@ namespace {
 
 // DLPack's enumerators (dlpack.h, DLDeviceType and DLDataTypeCode), which
 // are part of its stable ABI.
-enum DLPackDevice : int32_t { kCPU = 1, kCUDAHost = 3, kROCMHost = 11 };
+enum DLPackDevice : int32_t {
+  kCPU = 1,
+  kCUDAHost = 3,
+  kROCMHost = 11,
+  kCUDAManaged = 13
+};
 enum DLPackCode : uint8_t {
   kInt = 0,
   kUInt = 1,
@@ -87,12 +92,12 @@ std::string describe(uint8_t code, uint8_t bits, uint16_t lanes) {
 
 ArrayView arrayViewOfDLPack(const DLPackFields &fields, bool readOnly) {
   if (fields.deviceType != kCPU && fields.deviceType != kCUDAHost &&
-      fields.deviceType != kROCMHost)
+      fields.deviceType != kROCMHost && fields.deviceType != kCUDAManaged)
     throw ArgumentError("a DLPack tensor on device type " +
                         std::to_string(fields.deviceType) +
                         " is not in host memory; picokernel's CPU kernels "
-                        "take kDLCPU (1), kDLCUDAHost (3) or kDLROCMHost (11) "
-                        "tensors");
+                        "take kDLCPU (1), kDLCUDAHost (3), kDLROCMHost (11) "
+                        "or kDLCUDAManaged (13) tensors");
   std::optional<DType> dtype = dtypeOf(fields.code, fields.bits);
   if (!dtype || fields.lanes != 1)
     throw ArgumentError("a DLPack tensor of dtype " +
@@ -102,7 +107,9 @@ ArrayView arrayViewOfDLPack(const DLPackFields &fields, bool readOnly) {
     throw ArgumentError("a DLPack tensor has " + std::to_string(fields.ndim) +
                         " dimensions and no shape to match");
   auto rank = size_t(fields.ndim);
-  ArrayView view{static_cast<char *>(fields.data) + fields.byteOffset, *dtype,
+  // (No offset from a null pointer: the kernel's check names it.)
+  char *data = static_cast<char *>(fields.data);
+  ArrayView view{data ? data + fields.byteOffset : nullptr, *dtype,
                  std::span<const int64_t>(fields.shape, rank)};
   if (fields.strides)
     view.strides = std::span<const int64_t>(fields.strides, rank);

@@ -240,23 +240,27 @@ def _array_function(self, func, types, args, kwargs):
                                     f"{sorted(unsupported)}")
         return getattr(args[0], _REDUCTIONS[name])(**options)
     raise _error(TypeError, f"picokernel: numpy.{name} is not supported inside "
-                            "kernels")
+                            f"kernels{_view_hint(name)}")
 
 
-# The ndarray attributes that only change a layout: a view of the argument,
-# made before the call, does what they would.
+# The ndarray attributes and NumPy functions that only change a layout: a
+# view of the argument, made before the call, does what they would.
 _LAYOUT_ATTRIBUTES = frozenset({"T", "mT", "reshape", "transpose", "swapaxes",
-                                "ravel", "flatten", "squeeze"})
+                                "ravel", "flatten", "squeeze", "moveaxis",
+                                "expand_dims", "permute_dims", "matrix_transpose"})
+
+
+def _view_hint(name):
+    return (" (pass a transposed or reshaped view of the array as the argument "
+            "instead)" if name in _LAYOUT_ATTRIBUTES else "")
 
 
 def _missing_attribute(self, name):
     # An ndarray's attribute that kernels lack (.T, .reshape, .argmax) is a
     # clear error at the user's line; any other name an AttributeError.
     if not name.startswith("__") and hasattr(np.ndarray, name):
-        hint = (" (pass a transposed or reshaped view of the array as the "
-                "argument instead)" if name in _LAYOUT_ATTRIBUTES else "")
         raise _error(TypeError, f"picokernel: ndarray.{name} is not supported "
-                                f"inside kernels{hint}")
+                                f"inside kernels{_view_hint(name)}")
     raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 

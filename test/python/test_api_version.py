@@ -17,7 +17,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 def project_version():
     cmake = (ROOT / "CMakeLists.txt").read_text()
-    return re.search(r"project\(picokernel VERSION ([0-9][0-9.]*)", cmake).group(1)
+    # Independently of pyproject.toml's regex: the project() call's VERSION.
+    call = re.search(r"^project\(([^)]*)\)", cmake, re.M).group(1).split()
+    assert call[0] == "picokernel"
+    return call[call.index("VERSION") + 1]
 
 
 def test_the_package_version_is_the_projects():

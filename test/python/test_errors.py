@@ -236,6 +236,18 @@ def test_array_attributes_kernels_lack_are_clear_errors(body):
         kernel(np.ones((3, 3)), np.ones((3, 3)))
 
 
+@pytest.mark.parametrize("body", ["o[...] = np.reshape(a[...], (9,))[:3]",
+                                  "o[...] = np.transpose(a[...])",
+                                  "o[...] = np.swapaxes(a[...], 0, 1)"])
+def test_numpy_layout_functions_suggest_a_view(body):
+    namespace = {"np": np}
+    exec(f"def k(a, o):\n    {body}\n", namespace)
+    kernel = picokernel.kernel(namespace["k"])
+    with pytest.raises(TypeError, match=r"numpy\.\w+ is not supported inside kernels "
+                                        r"\(pass a transposed or reshaped view"):
+        kernel(np.ones((3, 3)), np.ones((3, 3)))
+
+
 @pytest.mark.parametrize("method", ["argmax", "prod", "cumsum", "sort"])
 def test_array_methods_kernels_lack_suggest_no_view(method):
     namespace = {}

@@ -4,7 +4,7 @@
 // hand arrays to each other without copies. pk::fromDLPack views a DLPack
 // tensor's memory as a pk::ArrayView:
 //
-//   // a, b, c, o: DLTensor pointers (a framework's DLManagedTensor::dl_tensor)
+//   // a, b, c, o: DLTensor pointers (&managed->dl_tensor from a framework)
 //   fma({pk::fromDLPack(*a), pk::fromDLPack(*b), pk::fromDLPack(*c),
 //        pk::fromDLPack(*o)});
 //
@@ -43,8 +43,9 @@ struct DLPackFields {
 ArrayView arrayViewOfDLPack(const DLPackFields &fields, bool readOnly);
 } // namespace detail
 
-/// The ArrayView of a DLPack tensor in host memory (kDLCPU, or the host
-/// memory CUDA and ROCm pin, kDLCUDAHost and kDLROCMHost) whose dtype
+/// The ArrayView of a DLPack tensor the CPU can read (kDLCPU, the host
+/// memory CUDA and ROCm pin, kDLCUDAHost and kDLROCMHost, or CUDA's managed
+/// memory, kDLCUDAManaged, which the caller has synchronized) whose dtype
 /// picokernel has: int and uint of 8 to 64 bits, float16/32/64, bfloat16 and
 /// bool (kDLBool, 8 bits), one lane. DLPack strides count elements, as
 /// ArrayView's do; a tensor without strides is C-contiguous. `readOnly`

@@ -12,7 +12,12 @@ namespace {
 // dlpack.h's structs and enumerators as its specification lays them out
 // (DLPack 0.8 and 1.x), declared here as a program that includes dlpack.h
 // would see them.
-typedef enum { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3 } DLDeviceType;
+typedef enum {
+  kDLCPU = 1,
+  kDLCUDA = 2,
+  kDLCUDAHost = 3,
+  kDLCUDAManaged = 13
+} DLDeviceType;
 typedef struct {
   DLDeviceType device_type;
   int32_t device_id;
@@ -95,6 +100,21 @@ TEST(DLPack, StridedTensorsAreTheKernelsClearError) {
                pk::ArgumentError);
 }
 
+TEST(DLPack, EmptyTensorsRunWhateverTheirStrides) {
+  // NumPy exports a (2, 0) array with strides (0, 0), PyTorch with (1, 1).
+  for (std::vector<int64_t> strides :
+       {std::vector<int64_t>{0, 0}, std::vector<int64_t>{1, 1}}) {
+    std::vector<int64_t> shape = {2, 0};
+    float a = 0, o = 0;
+    DLTensor ta = tensor(&a, kF32, shape, &strides),
+             to = tensor(&o, kF32, shape, &strides);
+    pk::Kernel copy("copy",
+                    [](pk::Ref x, pk::Ref y) { y[pk::all] = x[pk::all]; });
+    EXPECT_NO_THROW(copy({pk::fromDLPack(ta), pk::fromDLPack(to)}))
+        << strides[0];
+  }
+}
+
 TEST(DLPack, EveryDTypePicokernelHasMaps) {
   struct Case {
     DLDataType dtype;
@@ -155,6 +175,9 @@ TEST(DLPack, TensorsPicokernelCannotTakeAreClearErrors) {
   DLTensor pinned = tensor(data, kF32, shape);
   pinned.device.device_type = kDLCUDAHost;
   EXPECT_EQ(message(pinned), "no error");
+  DLTensor managed = tensor(data, kF32, shape);
+  managed.device.device_type = kDLCUDAManaged;
+  EXPECT_EQ(message(managed), "no error");
   EXPECT_NE(message(tensor(data, {kDLComplex, 64, 1}, shape))
                 .find("dtype complex64 has no picokernel dtype"),
             std::string::npos);
@@ -171,6 +194,15 @@ TEST(DLPack, TensorsPicokernelCannotTakeAreClearErrors) {
   DLTensor negative = tensor(data, kF32, shape);
   negative.ndim = -1;
   EXPECT_NE(message(negative).find("-1 dimensions"), std::string::npos);
+  // A null pointer stays null whatever the offset: the kernel names it.
+  DLTensor null = tensor(nullptr, kF32, shape);
+  null.byte_offset = 64;
+  EXPECT_EQ(pk::fromDLPack(null).data, nullptr);
+  std::vector<float> o(4);
+  DLTensor to = tensor(o.data(), kF32, shape);
+  EXPECT_THROW(makeFma()({pk::fromDLPack(null), pk::fromDLPack(null),
+                          pk::fromDLPack(to)}),
+               pk::ArgumentError);
   DLTensor noShape = tensor(data, kF32, shape);
   noShape.shape = nullptr;
   EXPECT_NE(message(noShape).find("no shape"), std::string::npos);
