@@ -40,6 +40,10 @@ static std::mutex &preparingMutex() {
   return *mutex;
 }
 
+/// Made while the library loads (see Support/Fork.h).
+[[maybe_unused]] static const bool preparingMutexMadeAtLoad =
+    (preparingMutex(), true);
+
 void mlir::pk::prepareContextForCompilation(MLIRContext &context) {
   std::lock_guard<std::mutex> lock(preparingMutex());
   if (context.getLoadedDialect<omp::OpenMPDialect>() &&

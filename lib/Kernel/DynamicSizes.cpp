@@ -219,7 +219,7 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
       return nullptr;
     }
     {
-      std::lock_guard<std::mutex> lock(patternsMutex);
+      std::lock_guard<ForkSafeMutex> lock(patternsMutex);
       auto refused = staticOnly.find(dynamic);
       if (refused != staticOnly.end()) {
         whyStatic = refused->second;
@@ -255,7 +255,7 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
         const Executable &compiled = variants.lookup(dynamic, [&](KeyView) {
           logCompile(dynamic, "dynamic sizes: " + reason);
           {
-            std::lock_guard<std::mutex> lock(patternsMutex);
+            std::lock_guard<ForkSafeMutex> lock(patternsMutex);
             dynamicSources[dynamic] = {Key(view.begin(), view.end()), mask};
           }
           CompileGate gate;
@@ -273,7 +273,7 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
     if (traced.keepStatic.empty()) {
       // (Longer sizes of the key may still take dynamic sizes.)
       if (!traced.failedForOtherSizes) {
-        std::lock_guard<std::mutex> lock(patternsMutex);
+        std::lock_guard<ForkSafeMutex> lock(patternsMutex);
         staticOnly[dynamic] = whyStatic;
       }
       return nullptr;
@@ -293,7 +293,7 @@ const Executable *KernelCache::compileDynamic(std::span<const ArrayView> arrays,
 std::string KernelCache::wantDynamic(KeyView key, SizeMask &mask) {
   if (options.dynamic == DynamicSizes::Always)
     return "asked for (dynamic=True)";
-  std::lock_guard<std::mutex> lock(patternsMutex);
+  std::lock_guard<ForkSafeMutex> lock(patternsMutex);
   Key pattern = patternOf(key);
   auto [last, inserted] =
       lastSizes.try_emplace(pattern, Key(key.begin(), key.end()));
@@ -312,7 +312,7 @@ std::string KernelCache::wantDynamic(KeyView key, SizeMask &mask) {
 
 bool KernelCache::publishMask(const Key &pattern, const SizeMask &mask,
                               bool add) {
-  std::lock_guard<std::mutex> lock(patternsMutex);
+  std::lock_guard<ForkSafeMutex> lock(patternsMutex);
   size_t count = maskCount.load(std::memory_order_relaxed);
   for (size_t i = 0; i < count; ++i)
     if (masks[i].pattern == pattern && masks[i].mask == mask)
@@ -336,7 +336,7 @@ KernelCache::lastModule(mlir::MLIRContext &context) const {
     return traceFor(signatureOfKey(*key, paramNames), context);
   std::pair<Key, SizeMask> source;
   {
-    std::lock_guard<std::mutex> lock(patternsMutex);
+    std::lock_guard<ForkSafeMutex> lock(patternsMutex);
     auto found = dynamicSources.find(*key);
     if (found == dynamicSources.end())
       return nullptr;

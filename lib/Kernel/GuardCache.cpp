@@ -99,7 +99,11 @@ struct GuardCache::Live {
       new (&cache->mutex) std::shared_mutex;
     new (&live.mutex) std::mutex;
   }
+  static const bool madeAtLoad;
 };
+
+/// Made while the library loads (see Support/Fork.h).
+const bool GuardCache::Live::madeAtLoad = (get(), true);
 
 GuardCache::GuardCache(std::string kernelName, size_t maxEntries,
                        uint64_t maxDeviceBytes)

@@ -25,6 +25,9 @@ CompileContexts &CompileContexts::instance() {
   return *contexts;
 }
 
+/// Made while the library loads (see Support/Fork.h).
+const bool CompileContexts::madeAtLoad = (instance(), true);
+
 void CompileContexts::forgetAfterFork() {
   CompileContexts &contexts = instance();
   // No compile was running at the fork (the compile gate), but the old
@@ -115,7 +118,7 @@ KernelCache::finishCompile(CompileContext &context, mlir::ModuleOp module,
           " (trace " + milliseconds(traced) + ", pipeline " +
           milliseconds(times.pipelineSeconds) + ", code generation " +
           milliseconds(times.codegenSeconds) + ")");
-  std::lock_guard<std::mutex> lock(statsMutex);
+  std::lock_guard<ForkSafeMutex> lock(statsMutex);
   traceSeconds += traced;
   pipelineSeconds += compiled->times().pipelineSeconds;
   codegenSeconds += compiled->times().codegenSeconds;
@@ -222,7 +225,7 @@ CacheStats KernelCache::stats() const {
   result.evictions = variants.evictions();
   result.diskLoads = diskLoads.load();
   result.entries = variants.size();
-  std::lock_guard<std::mutex> lock(statsMutex);
+  std::lock_guard<ForkSafeMutex> lock(statsMutex);
   result.traceSeconds = traceSeconds;
   result.pipelineSeconds = pipelineSeconds;
   result.codegenSeconds = codegenSeconds;
@@ -239,7 +242,7 @@ std::optional<Signature> KernelCache::lastSignature() const {
 void KernelCache::clear() {
   variants.clear();
   // (The masks stay: calls may be reading them.)
-  std::lock_guard<std::mutex> lock(patternsMutex);
+  std::lock_guard<ForkSafeMutex> lock(patternsMutex);
   lastSizes.clear();
   variedSizes.clear();
   staticOnly.clear();

@@ -13,6 +13,7 @@
 #include "picokernel/Compiler/CpuCompiler.h"
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Kernel/Kernel.h"
+#include "picokernel/Support/Fork.h"
 #include "picokernel/Support/SharedContext.h"
 
 #include "Arguments.h"
@@ -60,6 +61,7 @@ private:
   /// In a forked child: the contexts may be locked by threads the child
   /// does not have, so compiles start a new one (the old ones are leaked).
   static void forgetAfterFork();
+  static const bool madeAtLoad;
 
   static constexpr unsigned kCompilesPerContext = 64;
   std::mutex mutex;
@@ -222,7 +224,8 @@ private:
   std::array<DynamicMask, kMaxMasks> masks;
   std::atomic<size_t> maskCount{0};
 
-  mutable std::mutex patternsMutex;
+  // (Taken outside the compile gate, on a miss: a fork takes it.)
+  mutable ForkSafeMutex patternsMutex;
 
   /// The call each dynamic variant was traced for, and its mask.
   std::unordered_map<Key, std::pair<Key, SizeMask>, KeyHash, KeyEqual>
@@ -238,7 +241,7 @@ private:
 
   std::unordered_map<Key, std::string, KeyHash, KeyEqual> staticOnly;
 
-  mutable std::mutex statsMutex;
+  mutable ForkSafeMutex statsMutex;
 
   double traceSeconds = 0, pipelineSeconds = 0, codegenSeconds = 0;
 

@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <condition_variable>
 #include <mutex>
 #include <new>
@@ -20,6 +22,7 @@ struct Handlers {
   std::vector<ForkHandler> stages[2];
 
   static Handlers &get() {
+    // (Made by the first registration, while the library loads.)
     static Handlers *handlers = [] {
       auto *created = new Handlers; // never destroyed: forks may use it
       pthread_atfork(prepareAll, parentAll, childAll);
@@ -129,6 +132,58 @@ void leave() {
 }
 
 } // namespace
+
+/// The ForkSafeMutexes alive.
+struct LiveForkSafeMutexes {
+  std::mutex mutex;
+  llvm::SmallPtrSet<ForkSafeMutex *, 16> mutexes;
+
+  static LiveForkSafeMutexes &get() {
+    static LiveForkSafeMutexes *live = [] {
+      auto *created = new LiveForkSafeMutexes; // never destroyed
+      registerForkHandler(ForkStage::TakeLocks, {lockAll, unlockAll, renewAll});
+      return created;
+    }();
+    return *live;
+  }
+  static void lockAll() {
+    LiveForkSafeMutexes &live = get();
+    live.mutex.lock();
+    for (ForkSafeMutex *each : live.mutexes)
+      each->mutex.lock();
+  }
+  static void unlockAll() {
+    LiveForkSafeMutexes &live = get();
+    for (ForkSafeMutex *each : live.mutexes)
+      each->mutex.unlock();
+    live.mutex.unlock();
+  }
+  static void renewAll() {
+    LiveForkSafeMutexes &live = get();
+    for (ForkSafeMutex *each : live.mutexes)
+      new (&each->mutex) std::mutex;
+    new (&live.mutex) std::mutex;
+  }
+};
+
+namespace {
+/// Made while the library loads (see Fork.h): the gate and the live
+/// mutexes, whose first use is outside the gate.
+[[maybe_unused]] const bool madeAtLoad =
+    (Gate::get(), LiveForkSafeMutexes::get(), true);
+} // namespace
+
+ForkSafeMutex::ForkSafeMutex() {
+  LiveForkSafeMutexes &live = LiveForkSafeMutexes::get();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  live.mutexes.insert(this);
+}
+
+ForkSafeMutex::~ForkSafeMutex() {
+  LiveForkSafeMutexes &live = LiveForkSafeMutexes::get();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  live.mutexes.erase(this);
+}
 
 void registerForkHandler(ForkStage stage, ForkHandler handler) {
   Handlers &handlers = Handlers::get();

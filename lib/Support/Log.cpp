@@ -26,6 +26,9 @@ std::mutex &sinkMutex() {
   return *mutex;
 }
 
+/// Made while the library loads (see Support/Fork.h).
+[[maybe_unused]] const bool sinkMutexMadeAtLoad = (sinkMutex(), true);
+
 LogSink &currentSink() {
   static LogSink sink;
   return sink;

@@ -16,11 +16,35 @@ import picokernel
 
 def run_isolated(source, timeout=120):
     """Runs `source` in a fresh Python; its stdout, after checking that it
-    neither crashed nor hung."""
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(source)],
+    neither crashed nor hung. The source may call `wait_for_child(pid)`."""
+    code = WAIT_FOR_CHILD + textwrap.dedent(source)
+    result = subprocess.run([sys.executable, "-c", code],
                             capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, result.stderr
     return result.stdout
+
+
+# For the scripts that fork: a child's wait status, or where it still runs
+# after `seconds` (it hung), its threads' stacks (through gdb where
+# installed: a rare hang says where it waits) before it is killed.
+WAIT_FOR_CHILD = """
+def wait_for_child(pid, seconds=30):
+    import os, shutil, subprocess, time
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.01)
+    stacks = "(no gdb to show its stacks)"
+    if shutil.which("gdb"):
+        stacks = subprocess.run(
+            ["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt"],
+            capture_output=True, text=True, timeout=300).stdout
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    return "hung:\\n" + stacks
+"""
 
 
 def test_threads_sharing_a_failing_trace_each_get_the_exception():
@@ -149,7 +173,7 @@ def test_a_child_forked_while_threads_compile_and_log_compiles_too():
     shared kernel's cache's at the fork in about one fork in seventy, and
     the child then waited for it for ever."""
     out = run_isolated("""
-        import logging, os, signal, threading, time, numpy as np, picokernel
+        import logging, os, threading, time, numpy as np, picokernel
         logging.getLogger("picokernel").setLevel(logging.INFO)
 
         def make(c):
@@ -177,14 +201,13 @@ def test_a_child_forked_while_threads_compile_and_log_compiles_too():
             time.sleep(0.003 * (trial % 5))
             pid = os.fork()
             if pid == 0:
-                signal.alarm(30)  # a hang ends the child with SIGALRM
                 a = np.arange(50 + trial, dtype=np.float32)
                 o, p = np.empty_like(a), np.empty_like(a)
                 make(trial)(a, o)
                 shared(a, p)
                 right = (o == a * 2 + trial).all() and (p == a * 2 + 1).all()
                 os._exit(0 if right else 1)
-            _, status = os.waitpid(pid, 0)
+            status = wait_for_child(pid)
             if status:
                 failed.append((trial, status))
         stop = True
@@ -201,7 +224,7 @@ def test_a_child_forked_during_the_process_s_first_compiles(run):
     does not have, and the child waited for them for ever (one child in
     eight). A fork now waits until no thread is inside LLVM or MLIR."""
     out = run_isolated("""
-        import os, signal, threading, numpy as np, picokernel
+        import os, threading, numpy as np, picokernel
 
         def make(c):
             @picokernel.kernel
@@ -222,7 +245,6 @@ def test_a_child_forked_during_the_process_s_first_compiles(run):
         while any(t.is_alive() for t in threads):
             pid = os.fork()
             if pid == 0:
-                signal.alarm(30)  # a hang ends the child with SIGALRM
                 o = np.empty_like(a)
                 minus_one(a, o)
                 os._exit(0 if (o == a - 1).all() else 1)
@@ -230,7 +252,7 @@ def test_a_child_forked_during_the_process_s_first_compiles(run):
             threading.Event().wait(0.002)
         for t in threads:
             t.join()
-        print([status for pid in children if (status := os.waitpid(pid, 0)[1])])
+        print([status for pid in children if (status := wait_for_child(pid))])
     """, timeout=300)
     assert out.strip() == "[]"
 
@@ -241,7 +263,7 @@ def test_a_child_compiles_what_its_parent_was_compiling_at_the_fork():
     child compiles them itself: no thread of the child finishes that
     compile."""
     out = run_isolated("""
-        import os, signal, threading, time, numpy as np, picokernel
+        import os, threading, time, numpy as np, picokernel
 
         traced = threading.Event()
 
@@ -260,14 +282,13 @@ def test_a_child_compiles_what_its_parent_was_compiling_at_the_fork():
         time.sleep(0.05)  # in the pipeline now
         pid = os.fork()
         if pid == 0:
-            signal.alarm(60)
             mine = np.empty(5)
             slow(a, mine)
             expected = a
             for i in range(300):
                 expected = np.sin(expected) * 0.5 + i
             os._exit(0 if np.allclose(mine, expected) else 1)
-        _, status = os.waitpid(pid, 0)
+        status = wait_for_child(pid, 60)
         worker.join()
         print(status)
     """, timeout=120)

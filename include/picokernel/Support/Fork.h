@@ -7,10 +7,16 @@
 // every compile to leave LLVM and MLIR (the compile gate), then takes
 // picokernel's locks; the child renews them.
 //
+// What a fork handler uses is made when the library loads: made lazily by
+// a function-local static, it could be half made by one thread when another
+// forks, and the child would wait for that static's guard for ever.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PICOKERNEL_SUPPORT_FORK_H
 #define PICOKERNEL_SUPPORT_FORK_H
+
+#include <mutex>
 
 namespace pk {
 
@@ -28,7 +34,29 @@ struct ForkHandler {
   void (*child)() = nullptr;
 };
 
+/// Registers `handler`. Call it while the library loads (from a
+/// namespace-scope initializer; see the file comment).
 void registerForkHandler(ForkStage stage, ForkHandler handler);
+
+/// A mutex for picokernel's state that threads change outside the compile
+/// gate: a fork takes every one (ForkStage::TakeLocks) and the child makes
+/// them anew, so a child never inherits one held by a thread it does not
+/// have, nor the state it guards half changed. Two are never held at once.
+class ForkSafeMutex {
+public:
+  ForkSafeMutex();
+  ~ForkSafeMutex();
+  ForkSafeMutex(const ForkSafeMutex &) = delete;
+  ForkSafeMutex &operator=(const ForkSafeMutex &) = delete;
+
+  void lock() { mutex.lock(); }
+  void unlock() { mutex.unlock(); }
+  bool try_lock() { return mutex.try_lock(); }
+
+private:
+  friend struct LiveForkSafeMutexes;
+  std::mutex mutex;
+};
 
 /// Marks a thread's work inside LLVM or MLIR (tracing, pipelines, code
 /// generation): a fork waits until no thread is inside. Nests; code inside
