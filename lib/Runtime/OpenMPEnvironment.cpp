@@ -2,6 +2,7 @@
 
 #include "OpenMPEnvironment.h"
 
+#include "picokernel/Support/Fork.h"
 #include "picokernel/Support/Log.h"
 
 #include <cstdio>
@@ -10,7 +11,6 @@
 #include <string>
 
 #ifdef __linux__
-#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #endif
@@ -34,6 +34,15 @@ void removeStaleOpenMPRegistration() {
     unlink(path.c_str());
 #endif
 }
+
+/// (A forked child registers again, under its own pid.) Registered while
+/// the library loads (Support/Fork.h): glibc before 2.36 holds its
+/// fork-handler lock while a fork waits for compiles, so a compile that
+/// registered one then would wait for that fork for ever.
+[[maybe_unused]] const bool registeredAtLoad =
+    (registerForkHandler(ForkStage::TakeLocks,
+                         {nullptr, nullptr, removeStaleOpenMPRegistration}),
+     true);
 } // namespace
 
 bool isValidThreadCountList(std::string_view value) {
@@ -66,10 +75,6 @@ void prepareOpenMPEnvironment() {
   static std::once_flag once;
   std::call_once(once, [] {
     removeStaleOpenMPRegistration();
-#ifdef __linux__
-    // (A forked child registers again, under its own pid.)
-    pthread_atfork(nullptr, nullptr, removeStaleOpenMPRegistration);
-#endif
     const char *value = std::getenv("OMP_NUM_THREADS");
     if (!value || isValidThreadCountList(value))
       return;

@@ -1,6 +1,10 @@
 """backend="vulkan": the same kernels through SPIR-V on a Vulkan device
 (lavapipe on the CPU in CI) give the CPU backend's results."""
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -364,3 +368,41 @@ def test_device_buffers_are_bounded_in_bytes():
     kernel(a, o)
     np.testing.assert_array_equal(o, a * 2)
     assert kernel.cache_info().misses == 21
+
+
+def test_a_forked_child_is_told_it_cannot_use_the_parent_s_device():
+    """The device's driver threads and locks stay the parent's: a child
+    forked after the device opened gets an error from Vulkan kernels, old
+    and new, instead of waiting for ever; the parent keeps working."""
+    code = textwrap.dedent("""
+        import os, signal, numpy as np, picokernel
+
+        def double(a, o):
+            o[...] = a[...] * 2
+
+        k = picokernel.kernel(double, backend="vulkan")
+        a = np.arange(4, dtype=np.float32)
+        o = np.empty_like(a)
+        k(a, o)
+        pid = os.fork()
+        if pid == 0:
+            signal.alarm(60)
+            said = []
+            for kernel in (k, picokernel.kernel(double, backend="vulkan")):
+                try:
+                    kernel(a, o)
+                    said.append("ran")
+                except RuntimeError as error:
+                    said.append("forked from" in str(error))
+            picokernel.kernel(double)(a, o)  # the CPU backend works
+            said.append(picokernel.vulkan_available()[0])
+            os._exit(0 if said == [True, True, False] else 1)
+        _, status = os.waitpid(pid, 0)
+        o[:] = 0
+        k(a, o)
+        print(status, (o == a * 2).all())
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["0", "True"]

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include <unistd.h>
+
 namespace pk::vulkan {
 
 namespace {
@@ -67,9 +69,20 @@ Device &Device::get() {
   static Device *device = [] {
     auto *created = new Device();
     created->open();
+    created->openedBy = getpid();
     return created;
   }();
+  device->checkNotForked();
   return *device;
+}
+
+void Device::checkNotForked() const {
+  if (getpid() != openedBy)
+    throw VulkanError(
+        "vulkan: this process was forked from the one that opened the Vulkan "
+        "device, which a forked child cannot use; open it in the child only "
+        "(multiprocessing's 'spawn' or 'forkserver' start method) or use the "
+        "CPU backend there");
 }
 
 void Device::open() {
@@ -78,8 +91,10 @@ void Device::open() {
   app.apiVersion = VK_API_VERSION_1_1;
   VkInstanceCreateInfo instanceInfo{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   instanceInfo.pApplicationInfo = &app;
+  loadVulkan();
   check(vkCreateInstance(&instanceInfo, nullptr, &instance),
         "vkCreateInstance");
+  loadInstanceFunctions(instance);
   uint32_t count = 0;
   check(vkEnumeratePhysicalDevices(instance, &count, nullptr),
         "vkEnumeratePhysicalDevices");

@@ -11,12 +11,13 @@
 
 #include "picokernel/Runtime/Vulkan.h"
 
-#include "llvm/ADT/SmallVector.h"
+#include "Loader.h"
 
-#include <vulkan/vulkan.h>
+#include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 #include <mutex>
+#include <sys/types.h>
 #include <utility>
 #include <vector>
 
@@ -26,9 +27,10 @@ namespace pk::vulkan {
 void check(VkResult result, const char *call);
 
 /// A Vulkan object of type T owned by a device, destroyed with `Destroy`
-/// (vkDestroyBuffer, vkFreeMemory, ...) when its owner goes.
+/// (vkDestroyBuffer, vkFreeMemory, ...: Loader.h's pointers) when its owner
+/// goes.
 template <typename T,
-          void (*Destroy)(VkDevice, T, const VkAllocationCallbacks *)>
+          void (*&Destroy)(VkDevice, T, const VkAllocationCallbacks *)>
 class Owned {
 public:
   Owned() = default;
@@ -84,9 +86,16 @@ struct Device {
   int64_t maxLoopIterations = 0;
   /// Whether kernels may compute in float64 (shaderFloat64).
   bool float64 = false;
+  /// The process that opened the device.
+  pid_t openedBy = 0;
 
   /// The device, opened on first use (throws VulkanError when none can be).
   static Device &get();
+
+  /// Throws VulkanError in a process forked from the one that opened the
+  /// device: the driver's threads and the device's locks are the parent's,
+  /// and the child would wait for them for ever.
+  void checkNotForked() const;
 
   /// A memory type among `allowed` with the `wanted` properties.
   uint32_t memoryType(uint32_t allowed, VkMemoryPropertyFlags wanted) const;

@@ -22,11 +22,12 @@
 #include <cstring>
 #include <mutex>
 
+#include <unistd.h>
+
 namespace pk {
 
-using vulkan::check;
-using vulkan::Device;
-using vulkan::Owned;
+// The runtime's helpers and Loader.h's Vulkan functions.
+using namespace vulkan;
 
 namespace {
 
@@ -462,6 +463,9 @@ VulkanKernel::VulkanKernel() : impl(std::make_unique<Impl>()) {}
 VulkanKernel::~VulkanKernel() = default;
 
 uint64_t VulkanKernel::deviceBytes() const {
+  // (A forked child's kernels hold nothing it can use, nor their lock.)
+  if (getpid() != impl->device.openedBy)
+    return 0;
   std::lock_guard<std::mutex> lock(impl->running);
   uint64_t total = 0;
   if (impl->sized)
@@ -521,6 +525,7 @@ thread_local VulkanRunTimes lastRun;
 VulkanRunTimes lastVulkanRunTimes() { return lastRun; }
 
 void VulkanKernel::run(void *const *data, const int64_t *const *shapes) const {
+  impl->device.checkNotForked(); // before the lock a parent's thread held
   std::lock_guard<std::mutex> lock(impl->running);
   auto start = Clock::now();
   const std::vector<CompiledParam> &parameters = params();
