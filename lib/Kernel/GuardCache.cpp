@@ -15,7 +15,6 @@
 #include <new>
 #include <stdexcept>
 #include <unistd.h>
-#include <unordered_set>
 #include <vector>
 
 namespace pk::detail {
@@ -66,60 +65,13 @@ thread_local std::vector<const CacheEntry *> compilingOnThisThread;
 thread_local std::shared_ptr<const Executable> lastCompiledHere;
 } // namespace
 
-/// The caches alive, whose locks a fork takes: a child must not inherit a
-/// cache locked by a thread it does not have (it waited for it for ever) or
-/// a map half changed.
-struct GuardCache::Live {
-  std::mutex mutex;
-  std::unordered_set<GuardCache *> caches;
-
-  static Live &get() {
-    static Live *live = [] {
-      auto *created = new Live; // never destroyed: forks may use it
-      registerForkHandler(ForkStage::TakeLocks, {lockAll, unlockAll, renewAll});
-      return created;
-    }();
-    return *live;
-  }
-  static void lockAll() {
-    Live &live = get();
-    live.mutex.lock();
-    for (GuardCache *cache : live.caches)
-      cache->mutex.lock();
-  }
-  static void unlockAll() {
-    Live &live = get();
-    for (GuardCache *cache : live.caches)
-      cache->mutex.unlock();
-    live.mutex.unlock();
-  }
-  static void renewAll() {
-    Live &live = get();
-    for (GuardCache *cache : live.caches)
-      new (&cache->mutex) std::shared_mutex;
-    new (&live.mutex) std::mutex;
-  }
-  static const bool madeAtLoad;
-};
-
-/// Made while the library loads (see Support/Fork.h).
-const bool GuardCache::Live::madeAtLoad = (get(), true);
-
 GuardCache::GuardCache(std::string kernelName, size_t maxEntries,
                        uint64_t maxDeviceBytes)
     : kernelName(std::move(kernelName)),
       maxEntries(std::max<size_t>(maxEntries, 1)),
-      maxDeviceBytes(maxDeviceBytes), id(nextCacheId.fetch_add(1)) {
-  Live &live = Live::get();
-  std::lock_guard<std::mutex> lock(live.mutex);
-  live.caches.insert(this);
-}
+      maxDeviceBytes(maxDeviceBytes), id(nextCacheId.fetch_add(1)) {}
 
-GuardCache::~GuardCache() {
-  Live &live = Live::get();
-  std::lock_guard<std::mutex> lock(live.mutex);
-  live.caches.erase(this);
-}
+GuardCache::~GuardCache() = default;
 
 const Executable &GuardCache::lookup(KeyView key, Compile compile) {
   if (const Executable *found = find(key))
@@ -165,7 +117,7 @@ const Executable *GuardCache::find(KeyView key, KeyView alias, bool wait) {
   std::shared_ptr<CacheEntry> entry;
   uint64_t seenGeneration;
   {
-    std::shared_lock<std::shared_mutex> lock(mutex);
+    std::shared_lock<ForkSafeSharedMutex> lock(mutex);
     seenGeneration = generation.load(std::memory_order_relaxed);
     auto found = entries.find(key);
     if (found != entries.end())
@@ -220,7 +172,7 @@ std::shared_ptr<const Executable> GuardCache::miss(KeyView key,
   Key previous;
   std::vector<std::string> evicted;
   {
-    std::unique_lock<std::shared_mutex> lock(mutex);
+    std::unique_lock<ForkSafeSharedMutex> lock(mutex);
     auto found = entries.find(key);
     while (found != entries.end()) {
       std::shared_ptr<CacheEntry> other = found->second;
@@ -253,7 +205,7 @@ std::shared_ptr<const Executable> GuardCache::miss(KeyView key,
     compiled = compile(previous);
   } catch (...) {
     {
-      std::unique_lock<std::shared_mutex> lock(mutex);
+      std::unique_lock<ForkSafeSharedMutex> lock(mutex);
       erase(key, entry.get());
       // The last compile is still the last that succeeded (a kernel's IR
       // is that one's, not the failed trace's).
@@ -266,7 +218,7 @@ std::shared_ptr<const Executable> GuardCache::miss(KeyView key,
   promise.set_value(compiled);
   if (uint64_t bytes = compiled->deviceBytes()) {
     // Its buffers count now: older variants may have to go.
-    std::unique_lock<std::shared_mutex> lock(mutex);
+    std::unique_lock<ForkSafeSharedMutex> lock(mutex);
     auto found = entries.find(key);
     if (found != entries.end() && found->second == entry) {
       entry->deviceBytes = bytes;
@@ -325,19 +277,19 @@ void GuardCache::log(const std::vector<std::string> &records) {
 }
 
 size_t GuardCache::size() const {
-  std::shared_lock<std::shared_mutex> lock(mutex);
+  std::shared_lock<ForkSafeSharedMutex> lock(mutex);
   return entries.size();
 }
 
 std::optional<Key> GuardCache::lastCompiledKey() const {
-  std::shared_lock<std::shared_mutex> lock(mutex);
+  std::shared_lock<ForkSafeSharedMutex> lock(mutex);
   if (lastCompiled.empty())
     return std::nullopt;
   return lastCompiled;
 }
 
 void GuardCache::clear() {
-  std::unique_lock<std::shared_mutex> lock(mutex);
+  std::unique_lock<ForkSafeSharedMutex> lock(mutex);
   entries.clear();
   deviceBytesHeld = 0;
   generation.fetch_add(1, std::memory_order_release);

@@ -14,6 +14,7 @@
 #include "GuardKey.h"
 
 #include "picokernel/Runtime/Executable.h"
+#include "picokernel/Support/Fork.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -21,7 +22,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 
@@ -78,15 +78,15 @@ private:
   std::vector<std::string> evictLeastRecentlyUsed(const CacheEntry *keep);
   static void log(const std::vector<std::string> &records);
 
-  struct Live;
-
   const std::string kernelName;
   const size_t maxEntries;
   const uint64_t maxDeviceBytes;
   /// Tells this cache's thread memos from another's (addresses are reused).
   const uint64_t id;
 
-  mutable std::shared_mutex mutex;
+  // A fork takes it: a child must not inherit a cache locked by a thread
+  // it does not have, or a map half changed.
+  mutable ForkSafeSharedMutex mutex;
   std::unordered_map<Key, std::shared_ptr<CacheEntry>, KeyHash, KeyEqual>
       entries;
   Key lastCompiled;

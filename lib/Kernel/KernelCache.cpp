@@ -95,12 +95,17 @@ KernelCache::compile(std::span<const ArrayView> arrays,
 std::shared_ptr<const Executable>
 KernelCache::finishCompile(CompileContext &context, mlir::ModuleOp module,
                            double traced, KeyView key) {
+  // (The last holder may be any thread, outside the gate: see
+  // destroyInsideGate.)
   std::shared_ptr<const Executable> compiled =
       options.backend == Backend::Vulkan
           ? std::shared_ptr<const Executable>(
-                VulkanKernel::compile(module, options.vulkan))
+                VulkanKernel::compile(module, options.vulkan).release(),
+                DeleteInsideGate())
           : std::shared_ptr<const Executable>(
-                CompiledKernel::compile(module, withPipelines(context)));
+                CompiledKernel::compile(module, withPipelines(context))
+                    .release(),
+                DeleteInsideGate());
   if (compiled->loadedFromDiskCache())
     diskLoads.fetch_add(1, std::memory_order_relaxed);
   auto milliseconds = [](double seconds) {

@@ -4,11 +4,14 @@
 
 #include "llvm/ADT/STLExtras.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/DenseMap.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <new>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <pthread.h>
@@ -113,13 +116,57 @@ void Gate::reopenInChild() {
   gate.inside = gateDepth > 0 ? 1 : 0;
 }
 
+/// What destroyInsideGate could not destroy at once (a fork was pending):
+/// the next thread to enter the gate destroys it.
+struct Deferred {
+  void *object;
+  void (*destroy)(void *);
+  Deferred *next;
+};
+std::atomic<Deferred *> deferred{nullptr};
+
+void destroyDeferred() {
+  Deferred *list = deferred.exchange(nullptr, std::memory_order_acquire);
+  while (list) {
+    list->destroy(list->object);
+    delete std::exchange(list, list->next);
+  }
+}
+
 void enter() {
   if (gateDepth++ > 0)
     return;
   Gate &gate = Gate::get();
-  std::unique_lock<std::mutex> lock(gate.mutex);
-  gate.changed.wait(lock, [&] { return !gate.forking; });
-  ++gate.inside;
+  {
+    std::unique_lock<std::mutex> lock(gate.mutex);
+    gate.changed.wait(lock, [&] { return !gate.forking; });
+    ++gate.inside;
+  }
+  if (deferred.load(std::memory_order_relaxed))
+    destroyDeferred();
+}
+
+/// Enters the gate unless that means waiting (for a pending fork, or a
+/// few tries at its lock).
+bool enterWithoutWaiting() {
+  if (gateDepth > 0) {
+    ++gateDepth;
+    return true;
+  }
+  Gate &gate = Gate::get();
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    std::unique_lock<std::mutex> lock(gate.mutex, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      std::this_thread::yield();
+      continue;
+    }
+    if (gate.forking)
+      return false;
+    ++gate.inside;
+    gateDepth = 1;
+    return true;
+  }
+  return false;
 }
 
 void leave() {
@@ -133,56 +180,67 @@ void leave() {
 
 } // namespace
 
-/// The ForkSafeMutexes alive.
-struct LiveForkSafeMutexes {
+namespace {
+/// The ForkSafe locks alive.
+struct LiveLocks {
   std::mutex mutex;
-  llvm::SmallPtrSet<ForkSafeMutex *, 16> mutexes;
+  llvm::DenseMap<void *, detail::ForkTakenLock> locks;
 
-  static LiveForkSafeMutexes &get() {
-    static LiveForkSafeMutexes *live = [] {
-      auto *created = new LiveForkSafeMutexes; // never destroyed
+  static LiveLocks &get() {
+    static LiveLocks *live = [] {
+      auto *created = new LiveLocks; // never destroyed: forks may use it
       registerForkHandler(ForkStage::TakeLocks, {lockAll, unlockAll, renewAll});
       return created;
     }();
     return *live;
   }
   static void lockAll() {
-    LiveForkSafeMutexes &live = get();
+    LiveLocks &live = get();
     live.mutex.lock();
-    for (ForkSafeMutex *each : live.mutexes)
-      each->mutex.lock();
+    for (auto &[mutex, lock] : live.locks)
+      lock.lock(mutex);
   }
   static void unlockAll() {
-    LiveForkSafeMutexes &live = get();
-    for (ForkSafeMutex *each : live.mutexes)
-      each->mutex.unlock();
+    LiveLocks &live = get();
+    for (auto &[mutex, lock] : live.locks)
+      lock.unlock(mutex);
     live.mutex.unlock();
   }
   static void renewAll() {
-    LiveForkSafeMutexes &live = get();
-    for (ForkSafeMutex *each : live.mutexes)
-      new (&each->mutex) std::mutex;
+    LiveLocks &live = get();
+    for (auto &[mutex, lock] : live.locks)
+      lock.renew(mutex);
     new (&live.mutex) std::mutex;
   }
 };
 
-namespace {
-/// Made while the library loads (see Fork.h): the gate and the live
-/// mutexes, whose first use is outside the gate.
-[[maybe_unused]] const bool madeAtLoad =
-    (Gate::get(), LiveForkSafeMutexes::get(), true);
+/// Made while the library loads (see Fork.h): the gate and the live locks,
+/// whose first use is outside the gate.
+[[maybe_unused]] const bool madeAtLoad = (Gate::get(), LiveLocks::get(), true);
 } // namespace
 
-ForkSafeMutex::ForkSafeMutex() {
-  LiveForkSafeMutexes &live = LiveForkSafeMutexes::get();
-  std::lock_guard<std::mutex> lock(live.mutex);
-  live.mutexes.insert(this);
+void detail::addForkTakenLock(const ForkTakenLock &lock) {
+  LiveLocks &live = LiveLocks::get();
+  std::lock_guard<std::mutex> guard(live.mutex);
+  live.locks[lock.mutex] = lock;
 }
 
-ForkSafeMutex::~ForkSafeMutex() {
-  LiveForkSafeMutexes &live = LiveForkSafeMutexes::get();
-  std::lock_guard<std::mutex> lock(live.mutex);
-  live.mutexes.erase(this);
+void detail::removeForkTakenLock(void *mutex) {
+  LiveLocks &live = LiveLocks::get();
+  std::lock_guard<std::mutex> guard(live.mutex);
+  live.locks.erase(mutex);
+}
+
+void destroyInsideGate(void *object, void (*destroy)(void *)) {
+  if (enterWithoutWaiting()) {
+    destroy(object);
+    leave();
+    return;
+  }
+  auto *later = new Deferred{object, destroy, deferred.load()};
+  while (!deferred.compare_exchange_weak(later->next, later,
+                                         std::memory_order_release))
+    ;
 }
 
 void registerForkHandler(ForkStage stage, ForkHandler handler) {

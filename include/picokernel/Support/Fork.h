@@ -17,6 +17,9 @@
 #define PICOKERNEL_SUPPORT_FORK_H
 
 #include <mutex>
+#include <new>
+#include <shared_mutex>
+#include <type_traits>
 
 namespace pk {
 
@@ -38,25 +41,65 @@ struct ForkHandler {
 /// namespace-scope initializer; see the file comment).
 void registerForkHandler(ForkStage stage, ForkHandler handler);
 
-/// A mutex for picokernel's state that threads change outside the compile
-/// gate: a fork takes every one (ForkStage::TakeLocks) and the child makes
-/// them anew, so a child never inherits one held by a thread it does not
-/// have, nor the state it guards half changed. Two are never held at once.
-class ForkSafeMutex {
+/// Runs `destroy(object)` inside the compile gate without waiting: at once,
+/// or, while a fork is pending, when a thread next enters the gate. For
+/// teardown that must not overlap a fork (a compiled kernel's takes libgcc's
+/// unwinder lock, for ever in a child forked meanwhile) but may happen under
+/// a lock a fork takes, where entering the gate could wait for that fork.
+void destroyInsideGate(void *object, void (*destroy)(void *));
+
+/// A smart pointer's deleter that deletes through destroyInsideGate.
+struct DeleteInsideGate {
+  template <typename T> void operator()(T *object) const {
+    using Mutable = std::remove_const_t<T>;
+    destroyInsideGate(const_cast<Mutable *>(object),
+                      [](void *p) { delete static_cast<Mutable *>(p); });
+  }
+};
+
+namespace detail {
+/// How a fork takes, gives back and renews one ForkSafe lock.
+struct ForkTakenLock {
+  void *mutex;
+  void (*lock)(void *);
+  void (*unlock)(void *);
+  void (*renew)(void *);
+};
+void addForkTakenLock(const ForkTakenLock &lock);
+void removeForkTakenLock(void *mutex);
+} // namespace detail
+
+/// A mutex (std::mutex, std::shared_mutex) for picokernel's state that
+/// threads change outside the compile gate: a fork takes every one
+/// (ForkStage::TakeLocks) and the child makes them anew, so a child never
+/// inherits one held by a thread it does not have, nor the state it guards
+/// half changed. A thread never holds two at once (a fork takes them in no
+/// set order), nor makes or destroys one while it holds one.
+template <typename Mutex> class ForkSafe {
 public:
-  ForkSafeMutex();
-  ~ForkSafeMutex();
-  ForkSafeMutex(const ForkSafeMutex &) = delete;
-  ForkSafeMutex &operator=(const ForkSafeMutex &) = delete;
+  ForkSafe() {
+    detail::addForkTakenLock(
+        {&mutex, [](void *m) { static_cast<Mutex *>(m)->lock(); },
+         [](void *m) { static_cast<Mutex *>(m)->unlock(); },
+         [](void *m) { new (m) Mutex; }});
+  }
+  ~ForkSafe() { detail::removeForkTakenLock(&mutex); }
+  ForkSafe(const ForkSafe &) = delete;
+  ForkSafe &operator=(const ForkSafe &) = delete;
 
   void lock() { mutex.lock(); }
   void unlock() { mutex.unlock(); }
   bool try_lock() { return mutex.try_lock(); }
+  void lock_shared() { mutex.lock_shared(); }
+  void unlock_shared() { mutex.unlock_shared(); }
+  bool try_lock_shared() { return mutex.try_lock_shared(); }
 
 private:
-  friend struct LiveForkSafeMutexes;
-  std::mutex mutex;
+  Mutex mutex;
 };
+
+using ForkSafeMutex = ForkSafe<std::mutex>;
+using ForkSafeSharedMutex = ForkSafe<std::shared_mutex>;
 
 /// Marks a thread's work inside LLVM or MLIR (tracing, pipelines, code
 /// generation): a fork waits until no thread is inside. Nests; code inside
