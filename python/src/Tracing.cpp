@@ -117,11 +117,16 @@ Operand typedNumber(PyArrayObject *array, DType dtype, SourceLoc where) {
   return typed(number, dtype);
 }
 
-[[noreturn]] void unsupportedDType(PyArray_Descr *descr) {
-  throw nb::type_error(("picokernel does not support arrays of dtype " +
-                        numpyName(descr) +
-                        " (supported: bool, int8/16/32/64, uint8/16/32/64, "
-                        "float16/32/64, bfloat16)")
+constexpr const char *kSupportedDTypes =
+    "(supported: bool, int8/16/32/64, uint8/16/32/64, float16/32/64, "
+    "bfloat16)";
+
+/// A number or array in the kernel's code of a dtype picokernel lacks, at
+/// the user's line.
+[[noreturn]] void unsupportedDType(const std::string &what) {
+  throw nb::type_error((pythonLocation().str() +
+                        ": error: picokernel does not support " + what + " " +
+                        kSupportedDTypes)
                            .c_str());
 }
 
@@ -141,7 +146,7 @@ std::optional<Operand> toOperand(nb::handle object) {
     auto *arr = (PyArrayObject *)array.ptr();
     std::optional<DType> dtype = fromNumPy(PyArray_DESCR(arr));
     if (!dtype)
-      unsupportedDType(PyArray_DESCR(arr));
+      unsupportedDType("arrays of dtype " + numpyName(PyArray_DESCR(arr)));
     if (PyArray_NDIM(arr) == 0)
       return typedNumber(arr, *dtype, pythonLocation());
     return arrayOperand(arr, *dtype, pythonLocation());
@@ -174,6 +179,8 @@ std::optional<Operand> toOperand(nb::handle object) {
   }
   if (PyFloat_Check(ptr))
     return Operand::fromFloat(PyFloat_AS_DOUBLE(ptr), pythonLocation());
+  if (PyComplex_Check(ptr))
+    unsupportedDType("complex numbers");
   return std::nullopt;
 }
 
@@ -569,7 +576,8 @@ void bindTracing(nb::module_ &m) {
                 std::optional<DType> target =
                     fromNumPy((PyArray_Descr *)descr.ptr());
                 if (!target)
-                  unsupportedDType((PyArray_Descr *)descr.ptr());
+                  unsupportedDType("dtype " +
+                                   numpyName((PyArray_Descr *)descr.ptr()));
                 return cast(Operand(v, pythonLocation()), *target);
               },
               nb::arg("dtype"),

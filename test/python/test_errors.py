@@ -1,5 +1,7 @@
 """Bad input is a Python exception with a clear message, never a crash."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -65,6 +67,27 @@ def test_unsupported_dtypes():
         add(np.ones(3, np.longdouble), f32(3), f32(3))
     with pytest.raises(TypeError, match="dtype complex128"):
         add(np.ones(3, complex), f32(3), f32(3))
+
+
+def test_complex_numbers_in_a_kernel_name_themselves_and_the_line():
+    # NumPy would compute in complex128; picokernel has no complex dtypes.
+    line = None
+
+    def scaled(a_ref, o_ref):
+        nonlocal line
+        line = sys._getframe().f_lineno + 1
+        o_ref[...] = a_ref[...] * 1j
+
+    def scaled_numpy(a_ref, o_ref):
+        o_ref[...] = a_ref[...] * np.complex64(2)
+
+    for body, what in ((scaled, "complex numbers"),
+                       (scaled_numpy, "arrays of dtype complex64")):
+        with pytest.raises(TypeError, match=f"picokernel does not support {what} "
+                                            r"\(supported: bool, "):
+            picokernel.kernel(body)(f32(3), f32(3))
+    with pytest.raises(TypeError, match=f"test_errors.py:{line}:.*complex numbers"):
+        picokernel.kernel(scaled)(f32(3), f32(3))
 
 
 def test_output_of_the_wrong_shape():
