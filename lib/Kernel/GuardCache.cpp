@@ -71,8 +71,6 @@ GuardCache::GuardCache(std::string kernelName, size_t maxEntries,
       maxEntries(std::max<size_t>(maxEntries, 1)),
       maxDeviceBytes(maxDeviceBytes), id(nextCacheId.fetch_add(1)) {}
 
-GuardCache::~GuardCache() = default;
-
 const Executable &GuardCache::lookup(KeyView key, Compile compile) {
   if (const Executable *found = find(key))
     return *found;

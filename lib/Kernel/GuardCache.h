@@ -38,7 +38,6 @@ public:
 
   GuardCache(std::string kernelName, size_t maxEntries,
              uint64_t maxDeviceBytes);
-  ~GuardCache();
 
   /// The variant for `key`: from this thread's memo, the map, or `compile`
   /// (called once per key, however many threads ask; its exception, if

@@ -76,8 +76,10 @@ Device &Device::get() {
   return *device;
 }
 
+bool Device::forked() const { return getpid() != openedBy; }
+
 void Device::checkNotForked() const {
-  if (getpid() != openedBy)
+  if (forked())
     throw VulkanError(
         "vulkan: this process was forked from the one that opened the Vulkan "
         "device, which a forked child cannot use; open it in the child only "

@@ -92,9 +92,11 @@ struct Device {
   /// The device, opened on first use (throws VulkanError when none can be).
   static Device &get();
 
-  /// Throws VulkanError in a process forked from the one that opened the
-  /// device: the driver's threads and the device's locks are the parent's,
-  /// and the child would wait for them for ever.
+  /// Whether this process was forked from the one that opened the device:
+  /// the driver's threads and the device's locks are the parent's, and the
+  /// child would wait for them for ever.
+  bool forked() const;
+  /// Throws VulkanError where forked().
   void checkNotForked() const;
 
   /// A memory type among `allowed` with the `wanted` properties.

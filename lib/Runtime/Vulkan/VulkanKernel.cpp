@@ -22,8 +22,6 @@
 #include <cstring>
 #include <mutex>
 
-#include <unistd.h>
-
 namespace pk {
 
 // The runtime's helpers and Loader.h's Vulkan functions.
@@ -464,7 +462,7 @@ VulkanKernel::~VulkanKernel() = default;
 
 uint64_t VulkanKernel::deviceBytes() const {
   // (A forked child's kernels hold nothing it can use, nor their lock.)
-  if (getpid() != impl->device.openedBy)
+  if (impl->device.forked())
     return 0;
   std::lock_guard<std::mutex> lock(impl->running);
   uint64_t total = 0;
