@@ -2,6 +2,8 @@
 // and run from a program built against an installed picokernel.
 #include <picokernel/picokernel.h>
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <iostream>
 #include <vector>
 
@@ -23,6 +25,17 @@ int main() {
                                        {o.data(), pk::f32, shape}};
   auto module = fma.trace(arrays);
   std::cout << pk::listing(*module) << "\n" << pk::printModule(*module);
+
+  // Ahead of time: the kernel as an object file for this CPU, with its C
+  // header (Target/Object.h).
+  llvm::SmallVector<char> object;
+  std::string header;
+  llvm::raw_string_ostream headerStream(header);
+  if (mlir::failed(mlir::pk::compileToObject(*module, {}, object)) ||
+      mlir::failed(mlir::pk::writeCHeader(*module, headerStream)))
+    return 1;
+  std::cout << "object: " << (object.size() > 0 ? "ELF" : "empty") << ", "
+            << header.substr(header.find("void pk_fma("), 12) << "...\n";
 
   fma(arrays);
   std::cout << "\no =";

@@ -33,6 +33,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
@@ -102,11 +103,31 @@ std::string packedEntryPoint(llvm::StringRef kernelName) {
   return ("_mlir__mlir_ciface_" + kernelName).str();
 }
 
+/// The OpenMP runtime's file: the copy next to the module holding this code
+/// where the build installs one (the Python package's, PK_BUNDLED_OPENMP),
+/// else the one found at build time. Found while the library loads (see
+/// Support/Fork.h: nothing a fork could interrupt is made later).
+std::string findOpenMPRuntime() {
+#ifdef PK_BUNDLED_OPENMP
+  Dl_info module;
+  if (dladdr(reinterpret_cast<void *>(&findOpenMPRuntime), &module) &&
+      module.dli_fname) {
+    llvm::SmallString<256> bundled(
+        llvm::sys::path::parent_path(module.dli_fname));
+    llvm::sys::path::append(bundled, PK_BUNDLED_OPENMP);
+    if (llvm::sys::fs::exists(bundled))
+      return std::string(bundled);
+  }
+#endif
+  return PK_OPENMP_LIBRARY;
+}
+const std::string openMPRuntimeFile = findOpenMPRuntime();
+
 /// The OpenMP runtime that threaded kernels load, with the environment made
 /// safe for it first (detail::prepareOpenMPEnvironment).
 const char *openMPRuntime() {
   detail::prepareOpenMPEnvironment();
-  return PK_OPENMP_LIBRARY;
+  return openMPRuntimeFile.c_str();
 }
 
 /// Loads an object compiled (by CompiledKernel::compile) for this host and
@@ -117,8 +138,7 @@ loadObject(const std::vector<char> &object, bool threaded,
            std::unique_ptr<llvm::orc::LLJIT> &jit) {
   if (threaded &&
       llvm::sys::DynamicLibrary::LoadLibraryPermanently(openMPRuntime()))
-    return llvm::createStringError("cannot load " +
-                                   std::string(PK_OPENMP_LIBRARY));
+    return llvm::createStringError("cannot load " + openMPRuntimeFile);
   auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machineBuilder)
     return machineBuilder.takeError();
