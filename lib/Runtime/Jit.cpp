@@ -4,13 +4,12 @@
 #include "picokernel/Compiler/CpuCompiler.h"
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Compiler/TargetMachine.h"
-#include "picokernel/Config.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Runtime/DiskCache.h"
 #include "picokernel/Support/Diagnostics.h"
 #include "picokernel/Support/Environment.h"
 
-#include "OpenMPEnvironment.h"
+#include "OpenMPRuntime.h"
 #include "Workspace.h"
 
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -33,7 +32,6 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
@@ -103,42 +101,15 @@ std::string packedEntryPoint(llvm::StringRef kernelName) {
   return ("_mlir__mlir_ciface_" + kernelName).str();
 }
 
-/// The OpenMP runtime's file: the copy next to the module holding this code
-/// where the build installs one (the Python package's, PK_BUNDLED_OPENMP),
-/// else the one found at build time. Found while the library loads (see
-/// Support/Fork.h: nothing a fork could interrupt is made later).
-std::string findOpenMPRuntime() {
-#ifdef PK_BUNDLED_OPENMP
-  Dl_info module;
-  if (dladdr(reinterpret_cast<void *>(&findOpenMPRuntime), &module) &&
-      module.dli_fname) {
-    llvm::SmallString<256> bundled(
-        llvm::sys::path::parent_path(module.dli_fname));
-    llvm::sys::path::append(bundled, PK_BUNDLED_OPENMP);
-    if (llvm::sys::fs::exists(bundled))
-      return std::string(bundled);
-  }
-#endif
-  return PK_OPENMP_LIBRARY;
-}
-const std::string openMPRuntimeFile = findOpenMPRuntime();
-
-/// The OpenMP runtime that threaded kernels load, with the environment made
-/// safe for it first (detail::prepareOpenMPEnvironment).
-const char *openMPRuntime() {
-  detail::prepareOpenMPEnvironment();
-  return openMPRuntimeFile.c_str();
-}
-
 /// Loads an object compiled (by CompiledKernel::compile) for this host and
 /// returns its packed entry point, or an error.
 llvm::Expected<void (*)(void **)>
 loadObject(const std::vector<char> &object, bool threaded,
            const std::string &kernelName,
            std::unique_ptr<llvm::orc::LLJIT> &jit) {
-  if (threaded &&
-      llvm::sys::DynamicLibrary::LoadLibraryPermanently(openMPRuntime()))
-    return llvm::createStringError("cannot load " + openMPRuntimeFile);
+  if (threaded)
+    if (llvm::Error error = detail::loadOpenMPRuntime())
+      return std::move(error);
   auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machineBuilder)
     return machineBuilder.takeError();
@@ -435,10 +406,11 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = codegenLevel;
-  llvm::SmallVector<llvm::StringRef, 1> libraries;
+  // (The runtime's symbols are then found in the process.)
   if (compiled->threaded)
-    libraries.push_back(openMPRuntime());
-  engineOptions.sharedLibPaths = libraries;
+    if (llvm::Error error = detail::loadOpenMPRuntime())
+      throw CompileError("compile: kernel '" + compiled->name() +
+                         "' runs on threads: " + errorText(std::move(error)));
   engineOptions.enableObjectDump = disk != nullptr;
   // PK_PERF=1: kernels by name in `perf report`, and in debuggers (LLVM's
   // perf and GDB JIT listeners).

@@ -73,6 +73,13 @@ struct Gate {
   std::condition_variable changed;
   int inside = 0;
   bool forking = false;
+  bool closed = false; // for good, to all but the thread that exits
+  std::thread::id exiting;
+
+  /// Whether the calling thread may enter now.
+  bool open() const {
+    return !forking && (!closed || std::this_thread::get_id() == exiting);
+  }
 
   static Gate &get() {
     static Gate *gate = [] {
@@ -113,6 +120,7 @@ void Gate::reopenInChild() {
   new (&gate.mutex) std::mutex;
   new (&gate.changed) std::condition_variable;
   gate.forking = false;
+  gate.closed = false;
   gate.inside = gateDepth > 0 ? 1 : 0;
 }
 
@@ -139,7 +147,7 @@ void enter() {
   Gate &gate = Gate::get();
   {
     std::unique_lock<std::mutex> lock(gate.mutex);
-    gate.changed.wait(lock, [&] { return !gate.forking; });
+    gate.changed.wait(lock, [&] { return gate.open(); });
     ++gate.inside;
   }
   if (deferred.load(std::memory_order_relaxed))
@@ -160,7 +168,7 @@ bool enterWithoutWaiting() {
       std::this_thread::yield();
       continue;
     }
-    if (gate.forking)
+    if (!gate.open())
       return false;
     ++gate.inside;
     gateDepth = 1;
@@ -247,6 +255,15 @@ void registerForkHandler(ForkStage stage, ForkHandler handler) {
   Handlers &handlers = Handlers::get();
   std::lock_guard<std::mutex> lock(handlers.mutex);
   handlers.stages[int(stage)].push_back(handler);
+}
+
+void closeCompileGateForExit() {
+  Gate &gate = Gate::get();
+  std::unique_lock<std::mutex> lock(gate.mutex);
+  gate.closed = true;
+  gate.exiting = std::this_thread::get_id();
+  int own = gateDepth > 0 ? 1 : 0;
+  gate.changed.wait(lock, [&] { return gate.inside == own; });
 }
 
 CompileGate::CompileGate() { enter(); }

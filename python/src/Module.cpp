@@ -10,6 +10,7 @@
 #define PICOKERNEL_PYTHON_IMPORTS_NUMPY
 #include "Arguments.h"
 #include "Errors.h"
+#include "Exit.h"
 #include "Gil.h"
 #include "Logging.h"
 #include "NumPy.h"
@@ -592,6 +593,7 @@ NB_MODULE(_picokernel, m) {
     bool available = vulkanAvailable(&why);
     return std::make_pair(available, why);
   });
+  bindExit(m);
   m.def(
       "stages", [] { return stageNames(); },
       "The names of the compilation stages, in order.");

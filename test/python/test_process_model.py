@@ -257,6 +257,43 @@ def test_a_child_forked_during_the_process_s_first_compiles(run):
     assert out.strip() == "[]"
 
 
+@pytest.mark.parametrize("run", range(12))
+def test_the_interpreter_exits_while_daemon_threads_compile(run):
+    """The interpreter exits while daemon threads compile new kernels and
+    run threaded ones: exit tore LLVM down under a compile (a segfault in
+    code generation, about one exit in ten). At exit picokernel now waits
+    for the compiles in flight and starts no other; a handler registered
+    after its import may still compile."""
+    run_isolated(f"""
+        import atexit, threading, time, numpy as np, picokernel
+
+        def make(c):
+            @picokernel.kernel(dynamic=False, parallel_threshold=1000)
+            def k(a, o):
+                o[...] = np.tanh(a[...]) * 2 + c
+            return k
+
+        def compile_forever(t):
+            n = 10 + 1000 * t
+            while True:
+                a = np.ones(n, np.float32)
+                make(n)(a, np.empty_like(a))
+                n += 1
+
+        @atexit.register
+        def compile_at_exit():
+            a = np.ones(5, np.float32)
+            o = np.empty_like(a)
+            make(0.5)(a, o)
+            assert (o == np.tanh(a) * 2 + 0.5).all()
+
+        for t in range(4):
+            threading.Thread(target=compile_forever, args=(t,),
+                             daemon=True).start()
+        time.sleep({0.1 + 0.07 * run})
+    """)
+
+
 def test_a_child_compiles_what_its_parent_was_compiling_at_the_fork():
     """A kernel object shared by threads: the child calls it with the
     shapes another thread of the parent was compiling when it forked. The
@@ -436,3 +473,52 @@ def test_an_omp_num_threads_libomp_aborts_on_is_ignored(threads):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "True"
     assert "ignoring OMP_NUM_THREADS" in result.stderr
+
+
+def test_an_openmp_runtime_already_in_the_process_is_the_one_kernels_use(
+        tmp_path):
+    """libomp aborts the process ("OMP: Error #15") when a second copy of
+    it starts. Another library's copy (here loaded privately, as a Python
+    extension's dependencies are, and started) is the one threaded kernels
+    then use, rather than picokernel's own."""
+    find = textwrap.dedent("""
+        import numpy as np, picokernel
+
+        @picokernel.kernel(parallel_threshold=1)
+        def double(a, o):
+            o[...] = a[...] * 2
+
+        a = np.ones(1000)
+        double(a, np.empty_like(a))
+        print(next(line.split()[-1] for line in open("/proc/self/maps")
+                   if "libomp" in line))
+    """)
+    found = subprocess.run([sys.executable, "-c", find], capture_output=True,
+                           text=True, timeout=120)
+    assert found.returncode == 0, found.stderr
+    other = tmp_path / "elsewhere" / "libomp.so.5"
+    other.parent.mkdir()
+    other.write_bytes(open(found.stdout.strip(), "rb").read())
+    code = textwrap.dedent("""
+        import ctypes, sys, numpy as np
+        other = ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_LOCAL)
+        assert other.omp_get_max_threads() >= 1  # (it starts)
+        import picokernel
+
+        @picokernel.kernel(parallel_threshold=1)
+        def double(a, o):
+            o[...] = a[...] * 2
+
+        a = np.arange(100000, dtype=np.float64)
+        o = np.empty_like(a)
+        double(a, o)
+        print(bool((o == a * 2).all()))
+        print(sorted({line.split()[-1] for line in open("/proc/self/maps")
+                      if "libomp" in line}))
+    """)
+    result = subprocess.run([sys.executable, "-c", code, str(other)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    right, runtimes = result.stdout.splitlines()
+    assert right == "True"
+    assert runtimes == repr([str(other)])

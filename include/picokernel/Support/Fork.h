@@ -101,6 +101,14 @@ private:
 using ForkSafeMutex = ForkSafe<std::mutex>;
 using ForkSafeSharedMutex = ForkSafe<std::shared_mutex>;
 
+/// For a process about to exit while other threads may still compile
+/// (Python's daemon threads): waits until no other thread is inside the
+/// compile gate and keeps them out from then on (they wait for ever), so
+/// that none runs LLVM or MLIR while exit destroys their libraries' state.
+/// The calling thread may still compile; a child forked afterwards opens
+/// the gate again.
+void closeCompileGateForExit();
+
 /// Marks a thread's work inside LLVM or MLIR (tracing, pipelines, code
 /// generation): a fork waits until no thread is inside. Nests; code inside
 /// must not wait for anything a forking thread may hold (Python's GIL, a
