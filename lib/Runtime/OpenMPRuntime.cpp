@@ -5,6 +5,7 @@
 #include "OpenMPEnvironment.h"
 #include "picokernel/Config.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
@@ -19,42 +20,57 @@
 namespace pk::detail {
 
 namespace {
-/// An entry point every LLVM/Intel OpenMP runtime defines.
-constexpr const char *kOpenMPEntry = "__kmpc_fork_call";
+/// Entry points every LLVM or Intel OpenMP runtime defines (GNU's libgomp
+/// has none of them), the first to find it.
+constexpr const char *kOpenMPEntries[] = {
+    "__kmpc_fork_call", "__kmpc_for_static_init_8u", "omp_get_num_threads"};
+
+/// The file of the object that `handle`'s lookup of the entry points finds
+/// (it also searches the libraries the object depends on), if one object
+/// defines them all: an OpenMP runtime.
+std::optional<std::string> runtimeDefining(void *handle) {
+  Dl_info definer;
+  void *entry = dlsym(handle, kOpenMPEntries[0]);
+  if (!entry || !dladdr(entry, &definer) || !definer.dli_fname)
+    return std::nullopt;
+  std::string file = definer.dli_fname;
+  for (const char *other : kOpenMPEntries) {
+    Dl_info where;
+    void *address = dlsym(handle, other);
+    if (!address || !dladdr(address, &where) || !where.dli_fname ||
+        file != where.dli_fname)
+      return std::nullopt;
+  }
+  return file;
+}
 
 /// The file of the OpenMP runtime already loaded in the process, if any:
 /// one whose symbols are global, or one a library loaded privately (a Python
 /// extension's dependency).
 std::optional<std::string> loadedOpenMPRuntime() {
-  void *entry = dlsym(RTLD_DEFAULT, kOpenMPEntry);
-  if (!entry) {
-    // The loaded objects' names first, then a look into each: dlopen inside
-    // dl_iterate_phdr's callback could deadlock with another thread's dlopen.
-    std::vector<std::string> objects;
-    dl_iterate_phdr(
-        [](dl_phdr_info *info, size_t, void *names) {
-          if (info->dlpi_name && *info->dlpi_name)
-            static_cast<std::vector<std::string> *>(names)->push_back(
-                info->dlpi_name);
-          return 0;
-        },
-        &objects);
-    for (const std::string &object : objects) {
-      void *handle = dlopen(object.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-      if (!handle)
-        continue;
-      entry = dlsym(handle, kOpenMPEntry);
-      dlclose(handle);
-      if (entry)
-        break;
-    }
+  if (std::optional<std::string> global = runtimeDefining(RTLD_DEFAULT))
+    return global;
+  // The loaded objects' names first, then a look into each: dlopen inside
+  // dl_iterate_phdr's callback could deadlock with another thread's dlopen.
+  std::vector<std::string> objects;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *names) {
+        if (info->dlpi_name && *info->dlpi_name)
+          static_cast<std::vector<std::string> *>(names)->push_back(
+              info->dlpi_name);
+        return 0;
+      },
+      &objects);
+  for (const std::string &object : objects) {
+    void *handle = dlopen(object.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+      continue;
+    std::optional<std::string> runtime = runtimeDefining(handle);
+    dlclose(handle);
+    if (runtime)
+      return runtime;
   }
-  // (The object that defines it: a handle's lookup also searches the
-  // libraries it depends on.)
-  Dl_info definer;
-  if (!entry || !dladdr(entry, &definer) || !definer.dli_fname)
-    return std::nullopt;
-  return std::string(definer.dli_fname);
+  return std::nullopt;
 }
 
 /// The copies of the runtime next to the module holding this code (through
@@ -74,7 +90,8 @@ void addBundledRuntimes(std::vector<std::string> &candidates) {
       continue;
     llvm::SmallString<256> bundled(llvm::sys::path::parent_path(path));
     llvm::sys::path::append(bundled, PK_BUNDLED_OPENMP);
-    if (llvm::sys::fs::exists(bundled))
+    if (llvm::sys::fs::exists(bundled) &&
+        !llvm::is_contained(candidates, bundled))
       candidates.push_back(std::string(bundled));
   }
 #else

@@ -182,7 +182,8 @@ void leave() {
     return;
   Gate &gate = Gate::get();
   std::lock_guard<std::mutex> lock(gate.mutex);
-  if (--gate.inside == 0)
+  // (A fork or an exit from inside the gate waits for one thread inside.)
+  if (--gate.inside <= 1)
     gate.changed.notify_all();
 }
 

@@ -83,11 +83,6 @@ def _log_record(level, message):
 
 
 atexit.register(lambda: _picokernel._flush_log())
-# Daemon threads may be compiling when the interpreter exits, and exit then
-# tears down LLVM under them (a crash): at exit (after the handlers
-# registered later, which may still compile), their compiles are waited for
-# and no other thread starts one.
-atexit.register(_picokernel._close_compile_gate_for_exit)
 
 
 def _traced_or_numpy(name, traced, numpy_function):

@@ -2,6 +2,8 @@
 
 #include "Logging.h"
 
+#include "Gil.h"
+
 #include "picokernel/Support/Environment.h"
 #include "picokernel/Support/Fork.h"
 #include "picokernel/Support/Log.h"
@@ -63,7 +65,9 @@ void flushLogRecords() {
   try {
     nb::object log = nb::module_::import_("picokernel").attr("_log_record");
     for (auto &[level, message] : records)
-      log(level == LogLevel::Warning ? "warning" : "info", message);
+      callPython(log,
+                 nb::make_tuple(level == LogLevel::Warning ? "warning" : "info",
+                                message));
   } catch (nb::python_error &error) {
     error.discard_as_unraisable("picokernel's logging");
   }

@@ -256,7 +256,7 @@ private:
       for (const Ref &ref : refs)
         arguments.append(nb::cast(ref));
       try {
-        nb::object result = function(*nb::tuple(arguments));
+        nb::object result = callPython(function, nb::tuple(arguments));
         if (!result.is_none())
           throw TraceError(
               "kernel '" + kernel.name() +
@@ -508,7 +508,7 @@ traceFunction(nb::callable function, std::string name,
   for (const Ref &ref : tracer.refs())
     refs.append(nb::cast(ref));
   try {
-    function(*nb::tuple(refs));
+    callPython(function, nb::tuple(refs));
   } catch (...) {
     tracer.abandon();
     throw;
@@ -593,7 +593,7 @@ NB_MODULE(_picokernel, m) {
     bool available = vulkanAvailable(&why);
     return std::make_pair(available, why);
   });
-  bindExit(m);
+  closeCompileGateAtExit();
   m.def(
       "stages", [] { return stageNames(); },
       "The names of the compilation stages, in order.");

@@ -257,19 +257,37 @@ def test_a_child_forked_during_the_process_s_first_compiles(run):
     assert out.strip() == "[]"
 
 
-@pytest.mark.parametrize("run", range(12))
-def test_the_interpreter_exits_while_daemon_threads_compile(run):
-    """The interpreter exits while daemon threads compile new kernels and
-    run threaded ones: exit tore LLVM down under a compile (a segfault in
-    code generation, about one exit in ten). At exit picokernel now waits
-    for the compiles in flight and starts no other; a handler registered
-    after its import may still compile."""
+@pytest.mark.parametrize("body", ["short", "long Python"])
+@pytest.mark.parametrize("run", range(6))
+def test_the_interpreter_exits_while_daemon_threads_compile(run, body):
+    """The interpreter exits while daemon threads trace (some in a long
+    Python body), compile and run kernels: exit tore LLVM down under a
+    compile (a segfault in code generation, about one exit in ten), and a
+    thread Python ended inside a kernel's body unwound through destructors
+    that touched Python objects without the GIL (a crash or an abort). Now
+    the last step of the interpreter's exit waits for the compiles in flight
+    and starts no other, and such threads wait for the process's end. An
+    atexit handler that runs after picokernel's may still compile, here
+    on another thread that it waits for."""
     run_isolated(f"""
-        import atexit, threading, time, numpy as np, picokernel
+        import atexit, threading, time, numpy as np
+
+        @atexit.register  # (before picokernel's import: it runs last)
+        def compile_at_exit():
+            a = np.ones(5, np.float32)
+            o = np.empty_like(a)
+            worker = threading.Thread(target=make(0.5), args=(a, o))
+            worker.start()
+            worker.join(timeout=60)
+            assert not worker.is_alive() and (o == np.tanh(a) * 2 + 0.5).all()
+
+        import picokernel
 
         def make(c):
             @picokernel.kernel(dynamic=False, parallel_threshold=1000)
             def k(a, o):
+                if {body == "long Python"!r} and c > 1:
+                    sum(range(300000))
                 o[...] = np.tanh(a[...]) * 2 + c
             return k
 
@@ -277,20 +295,17 @@ def test_the_interpreter_exits_while_daemon_threads_compile(run):
             n = 10 + 1000 * t
             while True:
                 a = np.ones(n, np.float32)
-                make(n)(a, np.empty_like(a))
+                kernel = make(n)
+                if t == 3:
+                    kernel.trace(a, np.empty_like(a))
+                else:
+                    kernel(a, np.empty_like(a))
                 n += 1
-
-        @atexit.register
-        def compile_at_exit():
-            a = np.ones(5, np.float32)
-            o = np.empty_like(a)
-            make(0.5)(a, o)
-            assert (o == np.tanh(a) * 2 + 0.5).all()
 
         for t in range(4):
             threading.Thread(target=compile_forever, args=(t,),
                              daemon=True).start()
-        time.sleep({0.1 + 0.07 * run})
+        time.sleep({0.1 + 0.1 * run})
     """)
 
 
