@@ -267,7 +267,10 @@ mlir::Value buildPower(mlir::OpBuilder &builder, const Operand &base,
                " (NumPy raises OverflowError)",
            TraceError::Category::Overflow);
     bool empty = llvm::is_contained(shape, 0);
-    if (!beyondInt64 && exponent.getInteger() < 0 && !empty)
+    // In place (`x **= e`), NumPy resolves the output's cast first: where
+    // x's dtype cannot take the result, the caller's TypeError comes first.
+    bool castFails = inPlace && baseType && !canCastSameKind(dtype, *baseType);
+    if (!beyondInt64 && exponent.getInteger() < 0 && !empty && !castFails)
       fail(exponent.where(), op,
            "integers to negative integer powers are not allowed (NumPy "
            "raises ValueError); use a floating-point base",

@@ -972,6 +972,48 @@ def test_a_one_element_exponent_takes_numpys_loop(backend, dtype,
         assert_same_floats(base, want)
 
 
+INTEGER_DTYPES = [np.uint8, np.int8, np.uint16, np.int16, np.uint32,
+                  np.int32, np.uint64, np.int64]
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES)
+def test_in_place_integer_powers_raise_what_numpy_raises(dtype):
+    """`t **= e` on integers: NumPy resolves the output's cast before it
+    computes, so a result the base's dtype cannot take (uint8 ** int8 is
+    int16) is its TypeError even for a negative exponent, whose ValueError
+    comes only where the cast holds."""
+    exponents = [2, -1, np.int8(-1), np.int8(3), np.uint8(2), np.int16(-2),
+                 np.int64(-1), np.uint64(3), np.int32(2)]
+    def raised_to(exponent):
+        def kernel(a):
+            t = a[...]
+            t **= exponent
+            a[...] = t
+        return kernel
+
+    for exponent in exponents:
+        kernel = raised_to(exponent)
+
+        want = np.arange(1, 5, dtype=dtype)
+        try:
+            with np.errstate(all="ignore"):
+                want **= exponent
+            expected = None
+        except (TypeError, ValueError, OverflowError) as error:
+            expected = type(error)
+        a = np.arange(1, 5, dtype=dtype)
+        try:
+            picokernel.kernel(kernel)(a)
+            got = None
+        except (TypeError, ValueError, OverflowError) as error:
+            got = type(error)
+        assert (got is None) == (expected is None), (exponent, got, expected)
+        if expected is None:
+            np.testing.assert_array_equal(a, want, err_msg=repr(exponent))
+        else:
+            assert issubclass(expected, got), (exponent, got, expected)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_numpy_scalar_exponent_takes_numpys_loop(backend):
     def kernel(a, o):
