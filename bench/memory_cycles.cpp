@@ -12,6 +12,7 @@
 #include "picokernel/Kernel/Kernel.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "picokernel/Target/LLVMIR.h"
-#include "picokernel/Target/Listing.h"
-#include "picokernel/Target/Object.h"
+#include "picokernel/Target/PkToListing.h"
+#include "picokernel/Target/PkToObject.h"
 #include "picokernel/Target/SPIRV.h"
 #include "picokernel/Version.h"
 

@@ -81,14 +81,14 @@ int main() {
                                        {o.data(), pk::f32, shape}};
 
   section("1. traced (seed-style listing)");
-  auto module = fma.trace(arrays);
-  std::cout << pk::listing(*module);
+  pk::Module module = fma.trace(arrays);
+  std::cout << pk::listing(module);
   section("2. pk dialect");
-  std::cout << pk::printModule(*module);
+  std::cout << pk::printModule(module);
   for (const std::string &stage :
        {"linalg", "fused", "tiled", "bufferized", "llvm"}) {
     section("3. after stage '" + stage + "'");
-    std::cout << head(pk::lowerToStage(*module, stage),
+    std::cout << head(pk::lowerToStage(module, stage),
                       stage == "llvm" ? 24 : 40);
   }
 

@@ -1,8 +1,7 @@
 // Embedding picokernel: the seed post's kernel, traced, printed, compiled
 // and run from a program built against an installed picokernel.
+// It includes only picokernel.h: no MLIR or LLVM header is needed.
 #include <picokernel/picokernel.h>
-
-#include "llvm/ADT/SmallVector.h"
 
 #include <iostream>
 #include <vector>
@@ -23,17 +22,13 @@ int main() {
                                        {b.data(), pk::f32, shape},
                                        {c.data(), pk::f32, shape},
                                        {o.data(), pk::f32, shape}};
-  auto module = fma.trace(arrays);
-  std::cout << pk::listing(*module) << "\n" << pk::printModule(*module);
+  pk::Module module = fma.trace(arrays);
+  std::cout << pk::listing(module) << "\n" << pk::printModule(module);
 
   // Ahead of time: the kernel as an object file for this CPU, with its C
   // header (Target/Object.h).
-  llvm::SmallVector<char> object;
-  std::string header;
-  llvm::raw_string_ostream headerStream(header);
-  if (mlir::failed(mlir::pk::compileToObject(*module, {}, object)) ||
-      mlir::failed(mlir::pk::writeCHeader(*module, headerStream)))
-    return 1;
+  std::vector<char> object = pk::compileToObject(module);
+  std::string header = pk::cHeader(module);
   std::cout << "object: " << (object.size() > 0 ? "ELF" : "empty") << ", "
             << header.substr(header.find("void pk_fma("), 12) << "...\n";
 

@@ -2,6 +2,7 @@
 
 #include "picokernel/Compiler/KernelSignature.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Support/DTypeIR.h"
 
 size_t pk::CompiledParam::elements() const {
   size_t count = 1;

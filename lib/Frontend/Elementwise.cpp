@@ -362,7 +362,7 @@ mlir::Value integerPower(mlir::OpBuilder &builder, mlir::Value value,
 
 mlir::Value buildAbsolute(mlir::OpBuilder &builder, const Operand &operand) {
   return mlir::pk::AbsOp::create(builder, location(builder, operand.where()),
-                                 operand.getValue().ir());
+                                 irOf(operand.getValue()));
 }
 
 mlir::Value buildSelect(mlir::OpBuilder &builder, const Operand &condition,
@@ -407,7 +407,7 @@ mlir::Value buildSelect(mlir::OpBuilder &builder, const Operand &condition,
 }
 
 mlir::Value buildNegate(mlir::OpBuilder &builder, const Operand &operand) {
-  mlir::Value value = operand.getValue().ir();
+  mlir::Value value = irOf(operand.getValue());
   if (dtypeOf(value) == DType::Bool)
     fail(operand.where(), "negative",
          "the boolean negative, the `-` operator, is not supported (as in "
@@ -419,7 +419,7 @@ mlir::Value buildNegate(mlir::OpBuilder &builder, const Operand &operand) {
 
 mlir::Value buildCast(mlir::OpBuilder &builder, const Operand &operand,
                       DType dtype) {
-  mlir::Value value = operand.getValue().ir();
+  mlir::Value value = irOf(operand.getValue());
   return materialize(builder, operand, dtype, shapeOf(value), "cast");
 }
 

@@ -92,7 +92,7 @@ void recordIndex(mlir::Operation *slice, const std::vector<IndexItem> &items,
 
 mlir::Value buildSlice(mlir::OpBuilder &builder, const Operand &value,
                        const Index &index) {
-  mlir::Value source = value.getValue().ir();
+  mlir::Value source = irOf(value.getValue());
   ResolvedIndex part = resolveIndex(shapeOf(source), index, "indexing");
   auto slice = mlir::pk::ExtractSliceOp::create(
       builder, location(builder, index.where),
@@ -109,7 +109,7 @@ Operand withShape(mlir::OpBuilder &builder, const Operand &value,
     const Operand::ConstantArray &array = value.getArray();
     return Operand::fromArray(array.dtype, shape, array.bytes, value.where());
   }
-  mlir::Value source = value.getValue().ir();
+  mlir::Value source = irOf(value.getValue());
   Shape sourceShape = shapeOf(source);
   size_t rank = sourceShape.size();
   llvm::SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);

@@ -16,7 +16,8 @@
 #define PICOKERNEL_LIB_FRONTEND_OPBUILDERS_H
 
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
-#include "picokernel/Frontend/Trace.h"
+#include "picokernel/Frontend/TraceIR.h"
+#include "picokernel/Support/DTypeIR.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"

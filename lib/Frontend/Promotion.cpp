@@ -30,7 +30,7 @@ DType dtypeOf(mlir::Value value) {
 
 Shape shapeOf(const Operand &operand) {
   if (operand.getKind() == Operand::Kind::Value)
-    return shapeOf(operand.getValue().ir());
+    return shapeOf(irOf(operand.getValue()));
   if (operand.getKind() == Operand::Kind::Array)
     return operand.getArray().shape;
   return {};
@@ -130,7 +130,7 @@ mlir::Value materialize(mlir::OpBuilder &builder, const Operand &operand,
   mlir::Value value;
   switch (operand.getKind()) {
   case Operand::Kind::Value:
-    value = operand.getValue().ir();
+    value = irOf(operand.getValue());
     break;
   case Operand::Kind::Array:
     value = constantArray(builder, operand.getArray(), loc);
@@ -166,7 +166,7 @@ mlir::Value materialize(mlir::OpBuilder &builder, const Operand &operand,
 
 std::optional<DType> arrayType(const Operand &operand) {
   if (operand.getKind() == Operand::Kind::Value)
-    return dtypeOf(operand.getValue().ir());
+    return dtypeOf(irOf(operand.getValue()));
   if (operand.getKind() == Operand::Kind::Array)
     return operand.getArray().dtype;
   return operand.numberType();

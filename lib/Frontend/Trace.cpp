@@ -11,7 +11,6 @@
 #include "TraceState.h"
 
 #include "picokernel/Frontend/Generalize.h"
-#include "picokernel/Support/SharedContext.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -60,19 +59,6 @@ void detail::throwArityMismatch(const std::string &name, size_t takes,
                        " refs but the signature describes " +
                        std::to_string(given) + " arrays",
                    where);
-}
-
-mlir::MLIRContext &defaultContext() {
-  // Never destroyed: modules handed out may outlive static destruction.
-  static mlir::MLIRContext *context = [] {
-    // Shared by threads, starting none (see Support/SharedContext.h).
-    auto *created =
-        new mlir::MLIRContext(mlir::MLIRContext::Threading::DISABLED);
-    shareWithoutThreads(*created);
-    created->loadDialect<mlir::pk::PkDialect>();
-    return created;
-  }();
-  return *context;
 }
 
 using namespace detail;
@@ -147,17 +133,17 @@ static Value traced(std::initializer_list<const Operand *> operands,
 Shape Value::shape(std::source_location where) const {
   Operand self(*this, where);
   TraceState::owner({&self}, "shape").sizesRead = true;
-  return shapeOf(value);
+  return shapeOf(irOf(*this));
 }
 
 size_t Value::ndim() const {
-  return mlir::cast<mlir::ShapedType>(value.getType()).getRank();
+  return mlir::cast<mlir::ShapedType>(irOf(*this).getType()).getRank();
 }
 
 DType Value::dtype(std::source_location where) const {
   Operand self(*this, where);
   TraceState::owner({&self}, "dtype");
-  return dtypeOf(value);
+  return dtypeOf(irOf(*this));
 }
 
 Value Value::operator[](const Index &index) const {
@@ -404,13 +390,23 @@ Operand typed(const Operand &number, DType dtype) {
 // Tracer
 //===----------------------------------------------------------------------===//
 
-Tracer::Tracer(mlir::MLIRContext &context, std::string name,
-               const Signature &signature, SourceLoc where)
-    : state(std::make_shared<TraceState>(context, std::move(name), signature,
-                                         where)),
-      location(std::move(where)), errorsAtStart(detail::traceErrorsReported()) {
+Tracer::Tracer(std::string name, const Signature &signature, SourceLoc where,
+               TraceContext context)
+    : Tracer(nullptr, std::move(where)) {
+  std::shared_ptr<mlir::MLIRContext> own;
+  mlir::MLIRContext &traceContext = contextFor(context, own);
+  state = startTrace(traceContext, std::move(name), signature, location);
+  state->ownContext = std::move(own);
   for (unsigned i = 0; i < signature.size(); ++i)
     parameters.push_back(Ref(state, i));
+}
+
+Tracer::Tracer(std::shared_ptr<TraceState> started, SourceLoc where)
+    : state(std::move(started)), location(std::move(where)),
+      errorsAtStart(detail::traceErrorsReported()) {
+  if (state)
+    for (unsigned i = 0; i < state->numRefs(); ++i)
+      parameters.push_back(Ref(state, i));
 }
 
 Tracer::~Tracer() { abandon(); }
@@ -419,28 +415,16 @@ bool Tracer::readSizes() const {
   return state->sizesRead || detail::traceErrorsReported() != errorsAtStart;
 }
 
-mlir::OwningOpRef<mlir::ModuleOp> Tracer::finish(bool forGeneralizing) {
+Module Tracer::finish(bool forGeneralizing) {
   mlir::OwningOpRef<mlir::ModuleOp> module = state->finish(location);
   if (!forGeneralizing)
     dropRecordedIndices(*module);
-  return module;
+  return wrapModule(std::move(module), state->ownContext);
 }
 
-void Tracer::abandon() { state->abandon(); }
-
-//===----------------------------------------------------------------------===//
-// Printing
-//===----------------------------------------------------------------------===//
-
-std::string printModule(mlir::ModuleOp module, bool withLocations) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  mlir::OpPrintingFlags flags;
-  flags.printNameLocAsPrefix(true);
-  if (withLocations)
-    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/true);
-  module->print(os, flags);
-  return text;
+void Tracer::abandon() {
+  if (state)
+    state->abandon();
 }
 
 } // namespace pk

@@ -104,7 +104,7 @@ TraceState &TraceState::owner(std::initializer_list<const Operand *> operands,
     if (operand->getKind() != Operand::Kind::Value)
       continue;
     TraceState *candidate = stateOf(operand->getValue()).get();
-    if (!candidate || !operand->getValue().ir())
+    if (!candidate || !irOf(operand->getValue()))
       fail(operand->where(), op,
            "use of an empty pk::Value (default-constructed)");
     if (state && state != candidate)

@@ -13,6 +13,7 @@
 #define PICOKERNEL_LIB_FRONTEND_TRACESTATE_H
 
 #include "OpBuilders.h"
+#include "picokernel/Frontend/TraceIR.h"
 #include "picokernel/Support/Diagnostics.h"
 
 #include "mlir/IR/Builders.h"
@@ -51,6 +52,9 @@ public:
   /// it is not compiled for dynamic sizes.
   bool sizesRead = false;
   const std::string &argName(unsigned index) const { return refNames[index]; }
+  unsigned numRefs() const { return refNames.size(); }
+  /// The trace's own context (TraceContext::Own), handed to its module.
+  std::shared_ptr<mlir::MLIRContext> ownContext;
   mlir::BlockArgument refValue(unsigned index);
   mlir::pk::RefType refType(unsigned index);
 
@@ -70,7 +74,9 @@ public:
   // Building blocks
   //===--------------------------------------------------------------------===//
 
-  Value wrap(mlir::Value value) { return Value(shared_from_this(), value); }
+  Value wrap(mlir::Value value) {
+    return Value(shared_from_this(), value.getAsOpaquePointer());
+  }
 
   /// The builder positioned at the end of the kernel body.
   mlir::OpBuilder &opBuilder() { return builder; }

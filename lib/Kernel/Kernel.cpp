@@ -4,6 +4,8 @@
 
 #include "KernelCache.h"
 
+#include "picokernel/Frontend/TraceIR.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -39,9 +41,9 @@ bool Kernel::runIfCompiled(std::span<const ArrayView> arrays) const {
   return cache->call(arrays, /*mayCompile=*/false);
 }
 
-mlir::OwningOpRef<mlir::ModuleOp>
-Kernel::trace(std::span<const ArrayView> arrays) const {
-  return cache->traceFor(signatureOf(arrays));
+Module Kernel::trace(std::span<const ArrayView> arrays,
+                     TraceContext context) const {
+  return trace(signatureOf(arrays), context);
 }
 
 Signature Kernel::signatureOf(std::span<const ArrayView> arrays) const {
@@ -52,9 +54,10 @@ Signature Kernel::signatureOf(std::span<const ArrayView> arrays) const {
   return cache->signature(arrays, aliasOf);
 }
 
-mlir::OwningOpRef<mlir::ModuleOp>
-Kernel::trace(const Signature &signature, mlir::MLIRContext &context) const {
-  return cache->traceFor(signature, context);
+Module Kernel::trace(const Signature &signature, TraceContext context) const {
+  std::shared_ptr<mlir::MLIRContext> own;
+  mlir::MLIRContext &traceContext = contextFor(context, own);
+  return wrapModule(cache->traceFor(signature, traceContext), std::move(own));
 }
 
 std::vector<bool>
@@ -62,18 +65,17 @@ Kernel::writtenArguments(std::span<const ArrayView> arrays) const {
   return cache->written(arrays);
 }
 
-mlir::OwningOpRef<mlir::ModuleOp>
-Kernel::trace(const Signature &signature) const {
-  return cache->traceFor(signature);
-}
-
 std::optional<Signature> Kernel::lastCompiledSignature() const {
   return cache->lastSignature();
 }
 
-mlir::OwningOpRef<mlir::ModuleOp>
-Kernel::lastCompiledModule(mlir::MLIRContext &context) const {
-  return cache->lastModule(context);
+Module Kernel::lastCompiledModule(TraceContext context) const {
+  std::shared_ptr<mlir::MLIRContext> own;
+  mlir::MLIRContext &traceContext = contextFor(context, own);
+  mlir::OwningOpRef<mlir::ModuleOp> module = cache->lastModule(traceContext);
+  if (!module)
+    return Module();
+  return wrapModule(std::move(module), std::move(own));
 }
 
 CacheStats Kernel::stats() const { return cache->stats(); }

@@ -2,6 +2,8 @@
 
 #include "KernelCache.h"
 
+#include "picokernel/Runtime/CompiledKernel.h"
+#include "picokernel/Runtime/VulkanKernel.h"
 #include "picokernel/Support/Fork.h"
 #include "picokernel/Support/Log.h"
 
@@ -53,9 +55,9 @@ std::shared_ptr<CompileContext> CompileContexts::acquire() {
 mlir::OwningOpRef<mlir::ModuleOp>
 KernelCache::traceFor(const Signature &signature, mlir::MLIRContext &context,
                       bool *readSizes, bool forGeneralizing) const {
-  Tracer tracer(context, name, signature,
-                options.definedAt.file.empty() ? SourceLoc{name, 0, 0}
-                                               : options.definedAt);
+  SourceLoc definedAt = options.definedAt.file.empty() ? SourceLoc{name, 0, 0}
+                                                       : options.definedAt;
+  Tracer tracer(startTrace(context, name, signature, definedAt), definedAt);
   try {
     body(tracer.refs());
   } catch (...) {
@@ -64,7 +66,7 @@ KernelCache::traceFor(const Signature &signature, mlir::MLIRContext &context,
   }
   if (readSizes)
     *readSizes = tracer.readSizes();
-  return tracer.finish(forGeneralizing);
+  return takeIR(tracer.finish(forGeneralizing));
 }
 
 void KernelCache::logCompile(KeyView key, const std::string &why) const {
@@ -103,7 +105,8 @@ KernelCache::finishCompile(CompileContext &context, mlir::ModuleOp module,
                 VulkanKernel::compile(module, options.vulkan).release(),
                 DeleteInsideGate())
           : std::shared_ptr<const Executable>(
-                CompiledKernel::compile(module, withPipelines(context))
+                CompiledKernel::compile(module, options.compile,
+                                        &context.pipelines)
                     .release(),
                 DeleteInsideGate());
   if (compiled->loadedFromDiskCache())

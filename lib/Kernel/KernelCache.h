@@ -12,6 +12,7 @@
 
 #include "picokernel/Compiler/CpuCompiler.h"
 #include "picokernel/Compiler/Registry.h"
+#include "picokernel/Frontend/TraceIR.h"
 #include "picokernel/Kernel/Kernel.h"
 #include "picokernel/Support/Fork.h"
 #include "picokernel/Support/SharedContext.h"
@@ -127,13 +128,6 @@ public:
   DynamicTrace traceDynamic(const Signature &real, const SizeMask &mask,
                             llvm::ArrayRef<int64_t> sizes,
                             mlir::MLIRContext &context) const;
-
-  /// The CPU compile options, reusing `context`'s pass managers.
-  CompileOptions withPipelines(CompileContext &context) const {
-    CompileOptions compile = options.compile;
-    compile.pipelines = &context.pipelines;
-    return compile;
-  }
 
   /// Logs a compile of the variant for `key`, and why (Support/Log.h).
   void logCompile(KeyView key, const std::string &why) const;

@@ -1,13 +1,14 @@
 //===- Jit.cpp - compile a pk kernel for the host CPU ---------------------===//
 
-#include "picokernel/Runtime/Jit.h"
 #include "picokernel/Compiler/CpuCompiler.h"
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Compiler/TargetMachine.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Runtime/CompiledKernel.h"
 #include "picokernel/Runtime/DiskCache.h"
 #include "picokernel/Support/Diagnostics.h"
 #include "picokernel/Support/Environment.h"
+#include "picokernel/Support/ModuleIR.h"
 
 #include "OpenMPRuntime.h"
 #include "Workspace.h"
@@ -177,6 +178,7 @@ namespace {
 /// Runs the CPU pipeline on `module` (up to `lastStage` when given), turning
 /// its diagnostics into a CompileError about `what`.
 void runCpuPipeline(mlir::ModuleOp module, const CompileOptions &options,
+                    mlir::pk::CpuPipelineCache *pipelines,
                     const std::string &what, llvm::StringRef lastStage = {}) {
   DiagnosticCollector diagnostics(module.getContext());
   mlir::pk::CpuPipelineOptions pipeline;
@@ -186,7 +188,7 @@ void runCpuPipeline(mlir::ModuleOp module, const CompileOptions &options,
   if (options.checkInterrupt)
     beforeStage = options.checkInterrupt;
   if (mlir::failed(mlir::pk::runCpuPipeline(module, pipeline, beforeStage,
-                                            lastStage, options.pipelines)))
+                                            lastStage, pipelines)))
     throw CompileError("compile: the CPU pipeline failed on " + what + ":\n" +
                        diagnostics.text());
 }
@@ -261,7 +263,8 @@ std::string machineCode(mlir::ModuleOp module, const CompileOptions &options,
 } // namespace
 
 std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
-                         const CompileOptions &options) {
+                         const CompileOptions &options,
+                         mlir::pk::CpuPipelineCache *pipelines) {
   const std::vector<std::string> &names = stageNames();
   auto last = std::find(names.begin(), names.end(), stage);
   if (last == names.end()) {
@@ -280,7 +283,7 @@ std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
     entryPoints.push_back(("_mlir_ciface_" + kernel.getSymName()).str());
   });
   if (stage != names.front())
-    runCpuPipeline(*copy, options, "stage '" + stage + "'",
+    runCpuPipeline(*copy, options, pipelines, "stage '" + stage + "'",
                    machineStage ? llvm::StringRef() : llvm::StringRef(stage));
   if (machineStage)
     return machineCode(*copy, options, entryPoints, stage == kAssemblyStage);
@@ -288,6 +291,13 @@ std::string lowerToStage(mlir::ModuleOp module, const std::string &stage,
   llvm::raw_string_ostream os(text);
   copy->print(os);
   return text;
+}
+
+std::string lowerToStage(const Module &module, const std::string &stage,
+                         const CompileOptions &options) {
+  if (!module)
+    throw CompileError("lower: the module is empty (a kernel never traced)");
+  return lowerToStage(irOf(module), stage, options);
 }
 
 /// The engine's object code. ExecutionEngine only writes it to a named
@@ -334,7 +344,8 @@ static void storeObject(DiskCache &disk, const std::string &key,
 CompiledKernel::~CompiledKernel() = default;
 
 std::unique_ptr<CompiledKernel>
-CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
+CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options,
+                        mlir::pk::CpuPipelineCache *pipelines) {
   initializeNativeCodegen();
   std::unique_ptr<CompiledKernel> compiled(new CompiledKernel());
   compiled->describe(module);
@@ -375,7 +386,8 @@ CompiledKernel::compile(mlir::ModuleOp module, const CompileOptions &options) {
   start = Clock::now();
   mlir::pk::prepareContextForCompilation(*module.getContext());
   // Stage by stage, so that an interrupt (Ctrl-C) is seen between them.
-  runCpuPipeline(module, options, "kernel '" + compiled->name() + "'");
+  runCpuPipeline(module, options, pipelines,
+                 "kernel '" + compiled->name() + "'");
   compiled->compileTimes.pipelineSeconds = secondsSince(start);
 
   // LLVM dialect -> machine code for this CPU.

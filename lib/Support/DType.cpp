@@ -1,6 +1,7 @@
 //===- DType.cpp - array element types and NumPy's rules for them ---------===//
 
 #include "picokernel/Support/DType.h"
+#include "picokernel/Support/DTypeIR.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"

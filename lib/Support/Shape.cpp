@@ -6,7 +6,7 @@
 
 namespace pk {
 
-std::string formatShape(llvm::ArrayRef<int64_t> shape) {
+std::string formatShape(std::span<const int64_t> shape) {
   std::string text = "(";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i)
@@ -18,7 +18,7 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape) {
   return text + ")";
 }
 
-Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
+Shape rowMajorStrides(std::span<const int64_t> shape) {
   Shape strides(shape.size(), 1);
   for (size_t d = shape.size(); d > 1; --d)
     strides[d - 2] = strides[d - 1] * shape[d - 1];

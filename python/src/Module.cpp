@@ -18,6 +18,7 @@
 
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Kernel/Kernel.h"
+#include "picokernel/Runtime/CompiledKernel.h"
 #include "picokernel/Support/Environment.h"
 #include "picokernel/Support/Fork.h"
 #include "picokernel/Target/Listing.h"
@@ -153,25 +154,21 @@ public:
   // show_ir, lower and ir trace into a context of their own, freed
   // afterwards: the shared one would keep every new shape's types.
   std::pair<std::string, std::string> traceArrays(nb::args args) {
-    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-    return describe(kernel.trace(signatureOf(args), context));
+    return describe(kernel.trace(signatureOf(args), TraceContext::Own));
   }
 
   std::string lower(nb::args args, const std::string &stage) {
-    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-    auto module = kernel.trace(signatureOf(args), context);
+    Module module = kernel.trace(signatureOf(args), TraceContext::Own);
     ReleaseGil release;
     pk::CompileGate gate;
-    return lowerToStage(*module, stage);
+    return lowerToStage(module, stage);
   }
 
   std::optional<std::pair<std::string, std::string>> lastIR() {
-    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-    mlir::OwningOpRef<mlir::ModuleOp> module =
-        kernel.lastCompiledModule(context);
+    Module module = kernel.lastCompiledModule(TraceContext::Own);
     if (!module)
       return std::nullopt;
-    return describe(std::move(module));
+    return describe(module);
   }
 
   nb::dict cacheInfo() {
@@ -432,9 +429,8 @@ private:
     return signature;
   }
 
-  static std::pair<std::string, std::string>
-  describe(const mlir::OwningOpRef<mlir::ModuleOp> &module) {
-    return {listing(*module), printModule(*module)};
+  static std::pair<std::string, std::string> describe(const Module &module) {
+    return {listing(module), printModule(module)};
   }
 
   nb::callable function;
@@ -503,7 +499,8 @@ traceFunction(nb::callable function, std::string name,
                                .c_str());
     signature.push_back({paramNames[i], std::move(shape), *dtype});
   }
-  Tracer tracer(defaultContext(), name, signature, pythonLocation());
+  // A context of its own: the shared one would keep every new shape's types.
+  Tracer tracer(name, signature, pythonLocation(), TraceContext::Own);
   nb::list refs;
   for (const Ref &ref : tracer.refs())
     refs.append(nb::cast(ref));
@@ -513,8 +510,8 @@ traceFunction(nb::callable function, std::string name,
     tracer.abandon();
     throw;
   }
-  auto module = tracer.finish();
-  return {listing(*module), printModule(*module)};
+  Module module = tracer.finish();
+  return {listing(module), printModule(module)};
 }
 
 } // namespace

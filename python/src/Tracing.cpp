@@ -4,6 +4,8 @@
 #include "Indexing.h"
 #include "NumPy.h"
 
+#include "picokernel/Frontend/TraceIR.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <nanobind/stl/string.h>
@@ -218,8 +220,8 @@ nb::object inPlace(BinaryFn fn, const char *ufunc, const Value &self,
   SourceLoc where = operand->where();
   Value result = fn(Operand(self, where), *operand);
   // (Compared as types: the kernel's code has not read the sizes.)
-  if (mlir::cast<mlir::ShapedType>(result.ir().getType()).getShape() !=
-      mlir::cast<mlir::ShapedType>(self.ir().getType()).getShape())
+  if (mlir::cast<mlir::ShapedType>(irOf(result).getType()).getShape() !=
+      mlir::cast<mlir::ShapedType>(irOf(self).getType()).getShape())
     raise(PyExc_ValueError,
           where.str() +
               ": error: non-broadcastable output operand with "

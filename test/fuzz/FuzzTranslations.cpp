@@ -12,7 +12,7 @@
 
 #include "MlirChunks.h"
 
-#include "picokernel/Target/Object.h"
+#include "picokernel/Target/PkToObject.h"
 #include "picokernel/Target/SPIRV.h"
 
 #include "llvm/Support/TargetSelect.h"

@@ -25,10 +25,7 @@
 #define PICOKERNEL_FRONTEND_TRACE_H
 
 #include "picokernel/Support/DType.h"
-
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/OwningOpRef.h"
-#include "mlir/IR/Value.h"
+#include "picokernel/Support/Module.h"
 
 #include <concepts>
 #include <cstdint>
@@ -40,10 +37,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-namespace mlir {
-class MLIRContext;
-} // namespace mlir
 
 namespace pk {
 
@@ -104,8 +97,15 @@ struct ArgSpec {
 };
 using Signature = std::vector<ArgSpec>;
 
+/// Where a trace's IR lives. Shared: the process's one context, where types
+/// and constants are made once for every kernel (and what a trace adds to
+/// it stays for the process's life). Own: a context of the module's own,
+/// freed with it (for modules made once, to print or lower).
+enum class TraceContext { Shared, Own };
+
 namespace detail {
 class TraceState;
+struct ValueAccess;
 } // namespace detail
 
 struct Index;
@@ -122,18 +122,18 @@ public:
   size_t ndim() const;
   DType
   dtype(std::source_location where = std::source_location::current()) const;
-  /// The IR value; valid while the trace that made it is open.
-  mlir::Value ir() const { return value; }
   /// NumPy's basic indexing with constants (`x[1:3]`, `x[2]`): a new value.
   Value operator[](const Index &index) const;
 
 protected:
   friend class detail::TraceState;
-  Value(std::shared_ptr<detail::TraceState> state, mlir::Value value)
-      : state(std::move(state)), value(value) {}
+  friend struct detail::ValueAccess;
+  Value(std::shared_ptr<detail::TraceState> state, const void *ir)
+      : state(std::move(state)), ir(ir) {}
 
   std::shared_ptr<detail::TraceState> state;
-  mlir::Value value;
+  /// The IR value (Frontend/TraceIR.h's irOf), opaque here.
+  const void *ir = nullptr;
 };
 
 /// An operand of a traced operation: a traced value or a C++ number, with
@@ -470,8 +470,11 @@ Operand typed(const Operand &number, DType dtype);
 /// Tracer directly, one operation at a time.
 class Tracer {
 public:
-  Tracer(mlir::MLIRContext &context, std::string name,
-         const Signature &signature, SourceLoc where = {});
+  Tracer(std::string name, const Signature &signature, SourceLoc where = {},
+         TraceContext context = TraceContext::Shared);
+  /// A trace begun by Frontend/TraceIR.h's startTrace (in a given MLIR
+  /// context, for picokernel's own layers).
+  Tracer(std::shared_ptr<detail::TraceState> started, SourceLoc where);
   ~Tracer();
   Tracer(const Tracer &) = delete;
   Tracer &operator=(const Tracer &) = delete;
@@ -481,7 +484,7 @@ public:
   /// verifies the kernel and hands over the module. Values and refs of this
   /// trace cannot be used afterwards. `forGeneralizing` keeps the indices
   /// recorded for generalizeSizes (Generalize.h) on the slices.
-  mlir::OwningOpRef<mlir::ModuleOp> finish(bool forGeneralizing = false);
+  Module finish(bool forGeneralizing = false);
   /// Ends the trace without a result (the kernel raised); idempotent.
   void abandon();
   /// Whether the kernel's code has read a size (Value::shape, Ref::shape)
@@ -503,9 +506,6 @@ namespace detail {
 uint64_t traceErrorsReported();
 void noteTraceError();
 } // namespace detail
-
-/// The context pk::trace uses when none is given: one per process.
-mlir::MLIRContext &defaultContext();
 
 namespace detail {
 template <typename Fn, size_t... I>
@@ -538,19 +538,19 @@ void callWithRefs(Fn &fn, const std::vector<Ref> &refs,
 } // namespace detail
 
 /// Runs `kernel` on proxy refs described by `signature` and returns the
-/// recorded module (one pk.kernel named `name`). `kernel` takes one pk::Ref
-/// per signature entry, or one `const std::vector<pk::Ref>&`.
+/// recorded module (one pk.kernel named `name`) in the context `context`
+/// names. `kernel` takes one pk::Ref per signature entry, or one
+/// `const std::vector<pk::Ref>&`.
 template <typename Fn>
-mlir::OwningOpRef<mlir::ModuleOp>
-trace(mlir::MLIRContext &context, const std::string &name, Fn &&kernel,
-      const Signature &signature,
-      std::source_location where = std::source_location::current()) {
+Module trace(TraceContext context, const std::string &name, Fn &&kernel,
+             const Signature &signature,
+             std::source_location where = std::source_location::current()) {
   constexpr int arity = detail::refArity<std::remove_reference_t<Fn> &>();
   SourceLoc location = SourceLoc::current(where);
   if constexpr (arity >= 0)
     if (signature.size() != size_t(arity))
       detail::throwArityMismatch(name, arity, signature.size(), location);
-  Tracer tracer(context, name, signature, location);
+  Tracer tracer(name, signature, location, context);
   try {
     if constexpr (arity >= 0)
       detail::callWithRefs(kernel, tracer.refs(),
@@ -564,16 +564,13 @@ trace(mlir::MLIRContext &context, const std::string &name, Fn &&kernel,
   return tracer.finish();
 }
 
+/// The same in the process's shared context.
 template <typename Fn>
-mlir::OwningOpRef<mlir::ModuleOp>
-trace(const std::string &name, Fn &&kernel, const Signature &signature,
-      std::source_location where = std::source_location::current()) {
-  return trace(defaultContext(), name, std::forward<Fn>(kernel), signature,
+Module trace(const std::string &name, Fn &&kernel, const Signature &signature,
+             std::source_location where = std::source_location::current()) {
+  return trace(TraceContext::Shared, name, std::forward<Fn>(kernel), signature,
                where);
 }
-
-/// The module as MLIR text, parameters named as in the signature.
-std::string printModule(mlir::ModuleOp module, bool withLocations = false);
 
 } // namespace pk
 

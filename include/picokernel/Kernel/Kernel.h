@@ -165,27 +165,24 @@ public:
   bool runIfCompiled(std::span<const ArrayView> arrays) const;
 
   /// The traced pk module for arrays of these shapes and dtypes (no
-  /// compilation; arrays' data is not read).
-  mlir::OwningOpRef<mlir::ModuleOp>
-  trace(std::span<const ArrayView> arrays) const;
-
+  /// compilation; arrays' data is not read), in the context `context`
+  /// names (Frontend/Module.h).
+  Module trace(std::span<const ArrayView> arrays,
+               TraceContext context = TraceContext::Shared) const;
   /// The traced pk module for a signature (names, shapes, dtypes, aliases).
-  mlir::OwningOpRef<mlir::ModuleOp> trace(const Signature &signature) const;
-  /// The same, in `context` (which must outlive the module): a short-lived
-  /// context frees what tracing a new shape adds to it, where the default
-  /// context keeps it for the process's life.
-  mlir::OwningOpRef<mlir::ModuleOp> trace(const Signature &signature,
-                                          mlir::MLIRContext &context) const;
+  Module trace(const Signature &signature,
+               TraceContext context = TraceContext::Shared) const;
   /// The signature of `arrays` (names, shapes, dtypes, aliases).
   Signature signatureOf(std::span<const ArrayView> arrays) const;
 
   /// The signature of the most recent compile, if any (kDynamicSize for
   /// the sizes of a kernel compiled for dynamic sizes).
   std::optional<Signature> lastCompiledSignature() const;
-  /// The pk module of the most recent compile, traced again in `context`
-  /// (with `?` sizes for a kernel compiled for dynamic sizes); null if none.
-  mlir::OwningOpRef<mlir::ModuleOp>
-  lastCompiledModule(mlir::MLIRContext &context) const;
+  /// The pk module of the most recent compile, traced again (with `?`
+  /// sizes for a kernel compiled for dynamic sizes); empty if none. In a
+  /// context of its own by default: the shared one would keep what tracing
+  /// it adds.
+  Module lastCompiledModule(TraceContext context = TraceContext::Own) const;
 
   /// Which of `arrays` the kernel stores to (compiling on a cache miss).
   std::vector<bool> writtenArguments(std::span<const ArrayView> arrays) const;

@@ -11,6 +11,7 @@
 #define PICOKERNEL_RUNTIME_EXECUTABLE_H
 
 #include "picokernel/Compiler/KernelSignature.h"
+#include "picokernel/Support/CompileError.h"
 
 #include <cstdint>
 #include <stdexcept>
@@ -24,11 +25,6 @@ class ModuleOp;
 namespace pk {
 
 /// The pipeline or LLVM failed on a kernel; what() has the diagnostics.
-class CompileError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
-
 /// Where the time of one compilation went.
 struct CompileTimes {
   double pipelineSeconds = 0; ///< pk -> LLVM dialect (MLIR passes)

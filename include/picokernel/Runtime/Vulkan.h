@@ -16,12 +16,9 @@
 #ifndef PICOKERNEL_RUNTIME_VULKAN_H
 #define PICOKERNEL_RUNTIME_VULKAN_H
 
-#include "picokernel/Runtime/Executable.h"
 #include "picokernel/Support/Defaults.h"
 
-#include "mlir/IR/BuiltinOps.h"
-
-#include <memory>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -55,24 +52,6 @@ struct VulkanRunTimes {
   double downloadSeconds = 0; ///< outputs copied back
 };
 VulkanRunTimes lastVulkanRunTimes();
-
-class VulkanKernel : public Executable {
-public:
-  /// Compiles the one pk.kernel in `module` (rewritten in place) for the
-  /// selected Vulkan device. Throws CompileError or VulkanError.
-  static std::unique_ptr<VulkanKernel>
-  compile(mlir::ModuleOp module, const VulkanOptions &options = {});
-  ~VulkanKernel() override;
-
-  void run(void *const *data, const int64_t *const *shapes) const override;
-  uint64_t deviceBytes() const override;
-
-  struct Impl;
-
-private:
-  VulkanKernel();
-  std::unique_ptr<Impl> impl;
-};
 
 } // namespace pk
 

@@ -16,11 +16,6 @@
 #include <string>
 #include <string_view>
 
-namespace mlir {
-class MLIRContext;
-class Type;
-} // namespace mlir
-
 namespace pk {
 
 // New dtypes go at the end: the enumerators' values are part of the guard
@@ -76,9 +71,6 @@ DType withSignedness(DType integer, bool isUnsigned);
 /// The integer of `bytes` bytes (1, 2, 4 or 8) and the given signedness;
 /// none for other sizes.
 std::optional<DType> integerOfSize(size_t bytes, bool isUnsigned);
-
-mlir::Type toMlirType(DType dtype, mlir::MLIRContext &context);
-std::optional<DType> fromMlirType(mlir::Type type);
 
 /// NumPy's result_type for two arrays: bool < integers < floats, the wider
 /// of two of a kind, a signed and an unsigned integer in the smallest

@@ -9,8 +9,6 @@
 #ifndef PICOKERNEL_SUPPORT_SHAPE_H
 #define PICOKERNEL_SUPPORT_SHAPE_H
 
-#include "llvm/ADT/ArrayRef.h"
-
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -27,10 +25,10 @@ inline constexpr int64_t kDynamicSize = INT64_MIN;
 
 /// A shape the way NumPy users read it: `(2, 3)`, `(4,)`, `()`; a dynamic
 /// size prints as `?`.
-std::string formatShape(llvm::ArrayRef<int64_t> shape);
+std::string formatShape(std::span<const int64_t> shape);
 
 /// The strides, in elements, of a C-contiguous array of `shape`.
-Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape);
+Shape rowMajorStrides(std::span<const int64_t> shape);
 
 /// NumPy broadcasting of two shapes, or nothing if they are incompatible.
 std::optional<Shape> broadcastShapes(std::span<const int64_t> a,

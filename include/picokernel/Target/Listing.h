@@ -18,30 +18,15 @@
 #ifndef PICOKERNEL_TARGET_LISTING_H
 #define PICOKERNEL_TARGET_LISTING_H
 
-#include "picokernel/Dialect/Pk/IR/PkOps.h"
-
-#include "llvm/Support/raw_ostream.h"
+#include "picokernel/Support/Module.h"
 
 #include <string>
 
-namespace mlir::pk {
-
-/// Prints `kernel` as a listing (without a final newline). Parameter names come
-/// from the NameLocs the tracers attach to the kernel's arguments (`argN`
-/// otherwise).
-void printListing(KernelOp kernel, llvm::raw_ostream &os);
-
-/// Registers `--pk-to-listing` with mlir-translate style drivers.
-void registerToListingTranslation();
-
-} // namespace mlir::pk
-
 namespace pk {
 
-/// The listing of every kernel in `module` (blank lines between kernels),
-/// one line per operation:
-/// `v2<4:float32> = MUL(v0, v1)`.
-std::string listing(mlir::ModuleOp module);
+/// The listing of every kernel in `module`, a blank line between two; an
+/// empty Module lists as an empty string.
+std::string listing(const Module &module);
 
 } // namespace pk
 

@@ -12,14 +12,14 @@
 #ifndef PICOKERNEL_TARGET_OBJECT_H
 #define PICOKERNEL_TARGET_OBJECT_H
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Support/LLVM.h"
-#include "llvm/Support/raw_ostream.h"
+#include "picokernel/Support/CompileError.h"
+#include "picokernel/Support/Module.h"
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
-namespace mlir::pk {
+namespace pk {
 
 struct ObjectOptions {
   /// Target triple; empty: the host's.
@@ -34,20 +34,16 @@ struct ObjectOptions {
   unsigned optLevel = 3;
 };
 
-/// Compiles every pk.kernel in `module` into an ELF object file, written to
-/// `object`. `module` is not modified (a copy is compiled in a private
-/// context); diagnostics go to `module`'s context.
-LogicalResult compileToObject(ModuleOp module, const ObjectOptions &options,
-                              SmallVectorImpl<char> &object);
+/// The object file (ELF) of every kernel in `module`, which is not
+/// modified. Throws CompileError (a kernel the C ABI cannot take, an
+/// unknown CPU or triple, a failing pass).
+std::vector<char> compileToObject(const Module &module,
+                                  const ObjectOptions &options = {});
 
-/// The C header declaring the entry points of the pk kernels in `module`
-/// (before compilation), with each array's shape and dtype.
-LogicalResult writeCHeader(ModuleOp module, llvm::raw_ostream &os);
+/// The C header declaring the object's `pk_<kernel>` functions, with each
+/// array's shape and dtype. Throws CompileError.
+std::string cHeader(const Module &module);
 
-/// Registers `--pk-to-object` and `--pk-to-c-header` (with the
-/// `--pk-object-cpu` and `--pk-object-parallel-threshold` options).
-void registerToObjectTranslations();
-
-} // namespace mlir::pk
+} // namespace pk
 
 #endif // PICOKERNEL_TARGET_OBJECT_H

@@ -9,6 +9,8 @@
 
 #include "Device.h"
 
+#include "picokernel/Runtime/VulkanKernel.h"
+
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Compiler/SpirvCompiler.h"
 #include "picokernel/Support/Diagnostics.h"

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "picokernel/Runtime/Vulkan.h"
+#include "picokernel/Runtime/VulkanKernel.h"
 
 namespace pk {
 

@@ -1,8 +1,11 @@
 //===- Listing.cpp - the seed-style listing of a pk kernel ----------------===//
 
 #include "picokernel/Target/Listing.h"
+#include "picokernel/Target/PkToListing.h"
 
 #include "picokernel/Support/DType.h"
+#include "picokernel/Support/DTypeIR.h"
+#include "picokernel/Support/ModuleIR.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -259,6 +262,11 @@ std::string listing(mlir::ModuleOp module) {
     mlir::pk::printListing(kernel, os);
   });
   return text;
+}
+
+std::string listing(const Module &module) {
+  mlir::ModuleOp ir = irOf(module);
+  return ir ? listing(ir) : std::string();
 }
 } // namespace pk
 

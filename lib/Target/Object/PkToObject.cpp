@@ -1,12 +1,12 @@
 //===- PkToObject.cpp - pk kernels to object files and C headers ----------===//
 
+#include "picokernel/Target/PkToObject.h"
 #include "picokernel/Compiler/CpuCompiler.h"
 #include "picokernel/Compiler/KernelSignature.h"
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Compiler/TargetMachine.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Dialect/Pk/IR/SizeClasses.h"
-#include "picokernel/Target/Object.h"
 
 #include "mlir/Parser/Parser.h"
 #include "mlir/Tools/mlir-translate/Translation.h"

@@ -3,6 +3,7 @@
 #include "picokernel/picokernel.h"
 
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
+#include "picokernel/Frontend/TraceIR.h"
 
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Verifier.h"
@@ -49,7 +50,7 @@ TEST(Trace, SeedFmaGivesTheExpectedIR) {
       "fma",
       [](Ref a, Ref b, Ref c, Ref o) { o[all] = a[all] * b[all] + c[all]; },
       vectors(4, pk::f32, {"a", "b", "c", "o"}));
-  EXPECT_EQ(pk::printModule(*module),
+  EXPECT_EQ(pk::printModule(module),
             R"(module {
   pk.kernel @fma(%a: !pk.ref<4xf32>, %b: !pk.ref<4xf32>, %c: !pk.ref<4xf32>, %o: !pk.ref<4xf32>) {
     %0 = pk.load %a : !pk.ref<4xf32> -> tensor<4xf32>
@@ -62,7 +63,7 @@ TEST(Trace, SeedFmaGivesTheExpectedIR) {
   }
 }
 )");
-  EXPECT_EQ(pk::listing(*module), R"(kernel fma(a, b, c, o):
+  EXPECT_EQ(pk::listing(module), R"(kernel fma(a, b, c, o):
   v0<4:float32> = LOAD [a]()
   v1<4:float32> = LOAD [b]()
   v2<4:float32> = MUL(v0, v1)
@@ -81,7 +82,7 @@ TEST(Trace, OperationsCarryTheUsersSourceLine) {
       },
       vectors(8, pk::f64, {"x", "o"}));
   mlir::pk::MulOp mul;
-  module->walk([&](mlir::pk::MulOp op) { mul = op; });
+  pk::irOf(module)->walk([&](mlir::pk::MulOp op) { mul = op; });
   ASSERT_TRUE(mul);
   auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(mul.getLoc());
   ASSERT_TRUE(loc);
@@ -96,7 +97,7 @@ TEST(Trace, TwoLiveIntermediatesStayDistinct) {
         o[all] = (a[all] + b[all]) * (c[all] + d[all]);
       },
       vectors(4, pk::i32, {"a", "b", "c", "d", "o"}));
-  EXPECT_EQ(pk::listing(*module), R"(kernel sums(a, b, c, d, o):
+  EXPECT_EQ(pk::listing(module), R"(kernel sums(a, b, c, d, o):
   v0<4:int32> = LOAD [a]()
   v1<4:int32> = LOAD [b]()
   v2<4:int32> = ADD(v0, v1)
@@ -121,7 +122,7 @@ TEST(Trace, NumbersAreWeaklyTyped) {
                            {"o32", {3}, pk::f32},
                            {"o64", {3}, pk::f64},
                            {"oi", {3}, pk::i64}});
-  EXPECT_EQ(pk::listing(*module), R"(kernel weak(x, i, m, o32, o64, oi):
+  EXPECT_EQ(pk::listing(module), R"(kernel weak(x, i, m, o32, o64, oi):
   v0<3:float32> = LOAD [x]()
   v1<:float32> = CONST(2.0)
   v2<3:float32> = MUL(v0, v1)
@@ -168,9 +169,9 @@ TEST(Trace, ArraysPromoteLikeNumPy) {
   auto module = pk::trace(
       "mixed", [](Ref x, Ref y, Ref o) { o[all] = x[all] + y[all]; },
       {{"x", {2}, pk::f32}, {"y", {2}, pk::i32}, {"o", {2}, pk::f64}});
-  EXPECT_NE(pk::listing(*module).find("v2<2:float64> = CAST(v0)"),
+  EXPECT_NE(pk::listing(module).find("v2<2:float64> = CAST(v0)"),
             std::string::npos);
-  EXPECT_NE(pk::listing(*module).find("v3<2:float64> = CAST(v1)"),
+  EXPECT_NE(pk::listing(module).find("v3<2:float64> = CAST(v1)"),
             std::string::npos);
 }
 
@@ -178,7 +179,7 @@ TEST(Trace, TypedNumbersTakePartInPromotion) {
   auto module = pk::trace(
       "typed", [](Ref x, Ref o) { o[all] = x[all] * pk::typed(2.0, pk::f64); },
       {{"x", {2}, pk::f32}, {"o", {2}, pk::f64}});
-  EXPECT_EQ(pk::listing(*module), R"(kernel typed(x, o):
+  EXPECT_EQ(pk::listing(module), R"(kernel typed(x, o):
   v0<2:float32> = LOAD [x]()
   v1<2:float64> = CAST(v0)
   v2<:float64> = CONST(2.0)
@@ -190,7 +191,7 @@ TEST(Trace, IntegerDivisionIsTrueDivision) {
   auto module = pk::trace(
       "ratio", [](Ref x, Ref y, Ref o) { o[all] = x[all] / y[all]; },
       {{"x", {2}, pk::i64}, {"y", {2}, pk::i64}, {"o", {2}, pk::f64}});
-  std::string text = pk::listing(*module);
+  std::string text = pk::listing(module);
   EXPECT_NE(text.find("v4<2:float64> = TRUEDIV(v2, v3)"), std::string::npos)
       << text;
 }
@@ -201,7 +202,7 @@ TEST(Trace, BroadcastingIsExplicit) {
       {{"row", {3}, pk::f32},
        {"col", {2, 1}, pk::f32},
        {"o", {2, 3}, pk::f32}});
-  EXPECT_EQ(pk::listing(*module), R"(kernel outer(row, col, o):
+  EXPECT_EQ(pk::listing(module), R"(kernel outer(row, col, o):
   v0<3:float32> = LOAD [row]()
   v1<2,1:float32> = LOAD [col]()
   v2<2,3:float32> = BROADCAST(v0)
@@ -218,7 +219,7 @@ TEST(Trace, StoresBroadcastAndConvertToTheRef) {
         z[all] = 0;
       },
       {{"row", {3}, pk::f64}, {"o", {2, 3}, pk::f32}, {"z", {2}, pk::i8}});
-  EXPECT_EQ(pk::listing(*module), R"(kernel fill(row, o, z):
+  EXPECT_EQ(pk::listing(module), R"(kernel fill(row, o, z):
   v0<3:float64> = LOAD [row]()
   v1<3:float32> = CAST(v0)
   v2<2,3:float32> = BROADCAST(v1)
@@ -236,7 +237,7 @@ TEST(Trace, EveryStoreCountsInOrder) {
         o[all] *= 2;
       },
       vectors(2, pk::f32, {"x", "o"}));
-  EXPECT_EQ(pk::listing(*module), R"(kernel twice(x, o):
+  EXPECT_EQ(pk::listing(module), R"(kernel twice(x, o):
   v0<2:float32> = LOAD [x]()
   STORE [o](v0)
   v1<2:float32> = LOAD [o]()
@@ -260,7 +261,7 @@ TEST(Trace, HostLoopsAndHelpersRunAtTraceTime) {
         o[all] = -acc;
       },
       vectors(4, pk::f32, {"x", "o"}));
-  std::string text = pk::listing(*module);
+  std::string text = pk::listing(module);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 12) << text;
   EXPECT_NE(text.find("NEG("), std::string::npos);
 }
@@ -275,7 +276,7 @@ TEST(Trace, KernelsMayTakeAVectorOfRefs) {
         refs.back()[all] = total;
       },
       vectors(4, pk::f32, {"a", "b", "c", "d", "o"}));
-  std::string text = pk::listing(*module);
+  std::string text = pk::listing(module);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 8) << text;
 }
 
@@ -293,7 +294,7 @@ TEST(Trace, MatmulFollowsNumPyShapes) {
                  {"o", {5, 2, 4}, pk::f32},
                  {"ov", {4}, pk::f32},
                  {"os", {}, pk::f32}});
-  std::string text = pk::printModule(*module);
+  std::string text = pk::printModule(module);
   EXPECT_NE(text.find("pk.broadcast %1 : tensor<3x4xf32> -> tensor<5x3x4xf32>"),
             std::string::npos)
       << text;
@@ -314,7 +315,7 @@ TEST(Trace, BooleanArithmeticIsLogical) {
         both[all] = p[all] * q[all];
       },
       vectors(4, pk::boolean, {"p", "q", "either", "both"}));
-  std::string text = pk::listing(*module);
+  std::string text = pk::listing(module);
   EXPECT_NE(text.find("v4<4:int8> = ADD(v2, v3)"), std::string::npos) << text;
   EXPECT_NE(text.find("v5<4:bool> = CAST(v4)"), std::string::npos) << text;
 }
@@ -330,7 +331,7 @@ TEST(Trace, MathFunctionsComputeInFloatLikeNumPy) {
                            {"x", {2}, pk::f32},
                            {"o", {2}, pk::f64},
                            {"p", {2}, pk::f32}});
-  EXPECT_EQ(pk::listing(*module), R"(kernel m(i, x, o, p):
+  EXPECT_EQ(pk::listing(module), R"(kernel m(i, x, o, p):
   v0<2:int32> = LOAD [i]()
   v1<2:float64> = CAST(v0)
   v2<2:float64> = EXP(v1)
@@ -351,8 +352,8 @@ TEST(Trace, ModuleRoundTripsThroughTheParser) {
       "fma",
       [](Ref a, Ref b, Ref c, Ref o) { o[all] = a[all] * b[all] + c[all]; },
       vectors(4, pk::f32, {"a", "b", "c", "o"}));
-  EXPECT_TRUE(mlir::succeeded(mlir::verify(*module)));
-  auto kernels = module->getOps<mlir::pk::KernelOp>();
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(pk::irOf(module))));
+  auto kernels = pk::irOf(module).getOps<mlir::pk::KernelOp>();
   ASSERT_EQ(std::distance(kernels.begin(), kernels.end()), 1);
   EXPECT_EQ((*kernels.begin()).getSymName(), "fma");
 }
@@ -374,7 +375,7 @@ TEST(Trace, SlicesFollowNumPyBasicIndexing) {
         o[slice(none, none, -1)] += m[-1];
       },
       {{"a", {4}, pk::f32}, {"m", {3, 4}, pk::f32}, {"o", {4}, pk::f32}});
-  EXPECT_EQ(pk::listing(*module), R"(kernel slices(a, m, o):
+  EXPECT_EQ(pk::listing(module), R"(kernel slices(a, m, o):
   v0<:float32> = CONST(0.0)
   STORE [o](v0)
   v1<4:float32> = LOAD [a]()
@@ -517,7 +518,7 @@ TEST(Trace, UnsignedIntegersWrapAndCompareByValue) {
         m[all] = x[all] < -1;
       },
       {{"x", {2}, pk::u8}, {"o", {2}, pk::u8}, {"m", {2}, pk::boolean}});
-  std::string listing = pk::listing(*module);
+  std::string listing = pk::listing(module);
   EXPECT_NE(listing.find("v1<:uint8> = CONST(255)"), std::string::npos)
       << listing;
   EXPECT_NE(listing.find("v2<2:uint8> = ADD(v0, v1)"), std::string::npos)
@@ -610,6 +611,47 @@ TEST(TraceErrors, ValueUsedOutsideItsTrace) {
             "'outer': a value belongs to the trace that made it");
 }
 
+// pk::Module owns what it holds: an empty one prints and lists as nothing,
+// and one traced in a context of its own keeps that context while it, or a
+// value of its trace, lives (the value then reports the ended trace).
+TEST(Trace, ModulesOwnTheirIR) {
+  pk::Module empty;
+  EXPECT_FALSE(empty);
+  EXPECT_EQ(pk::printModule(empty), "");
+  EXPECT_EQ(pk::listing(empty), "");
+
+  pk::Value leaked;
+  auto twice = [&](Ref a, Ref o) {
+    leaked = a[all] * 2;
+    o[all] = leaked;
+  };
+  pk::Module shared =
+      pk::trace("twice", twice, vectors(3, pk::f32, {"a", "o"}));
+  pk::Module own = pk::trace(pk::TraceContext::Own, "twice", twice,
+                             vectors(3, pk::f32, {"a", "o"}));
+  EXPECT_EQ(pk::irOf(shared).getContext(), &pk::defaultContext());
+  EXPECT_NE(pk::irOf(own).getContext(), &pk::defaultContext());
+  EXPECT_EQ(pk::printModule(own), pk::printModule(shared));
+  EXPECT_EQ(pk::listing(own), pk::listing(shared));
+
+  pk::Module moved = std::move(own);
+  EXPECT_TRUE(moved);
+  // The module and its IR go; the context stays for the leaked value.
+  moved = pk::Module();
+  EXPECT_FALSE(moved);
+  EXPECT_EQ(failureOf([&] { (void)leaked.shape(); }).message,
+            "shape: kernel 'twice' is no longer being traced: its values and "
+            "refs cannot be used after the trace ended");
+  // A tracer driven directly, as language bindings do, in its own context.
+  pk::Tracer tracer("direct", vectors(2, pk::f64, {"x", "y"}), {},
+                    pk::TraceContext::Own);
+  tracer.refs()[1][all] = pk::exp(tracer.refs()[0][all]);
+  pk::Module direct = tracer.finish();
+  EXPECT_NE(pk::irOf(direct).getContext(), &pk::defaultContext());
+  EXPECT_NE(pk::listing(direct).find("EXP(v0)"), std::string::npos)
+      << pk::listing(direct);
+}
+
 TEST(TraceErrors, KernelThatThrowsLeavesNothingBehind) {
   pk::Value escaped;
   EXPECT_THROW(pk::trace(
@@ -641,7 +683,7 @@ TEST(Trace, ConstantArraysAreStronglyTyped) {
                                                   pk::SourceLoc::current());
                           },
                           {{"x", {2, 3}, pk::i8}, {"o", {2, 3}, pk::i16}});
-  EXPECT_EQ(pk::listing(*module), R"(kernel weights(x, o):
+  EXPECT_EQ(pk::listing(module), R"(kernel weights(x, o):
   v0<2,3:int8> = LOAD [x]()
   v1<2,3:int16> = CAST(v0)
   v2<3:int16> = CONST([1, -2, 300])
@@ -720,7 +762,7 @@ TEST(Trace, ReductionsOverNoAxesAndOverZeroD) {
                            {"s", {3}, pk::i64},
                            {"z", {}, pk::f32},
                            {"m", {}, pk::f32}});
-  EXPECT_EQ(pk::listing(*module), R"(kernel r(a, s, z, m):
+  EXPECT_EQ(pk::listing(module), R"(kernel r(a, s, z, m):
   v0<3:int32> = LOAD [a]()
   v1<3:int64> = CAST(v0)
   STORE [s](v1)
@@ -751,7 +793,7 @@ TEST(Trace, WhereOfTwoNumbersPromotesLikeNumPy) {
         p[all] = pk::where(c[all], 1, 2);
       },
       {{"c", {2}, pk::DType::Bool}, {"o", {2}, pk::f64}, {"p", {2}, pk::i64}});
-  EXPECT_EQ(pk::listing(*module), R"(kernel w(c, o, p):
+  EXPECT_EQ(pk::listing(module), R"(kernel w(c, o, p):
   v0<2:bool> = LOAD [c]()
   v1<:float64> = CONST(1.0)
   v2<:float64> = CONST(0.5)
@@ -779,7 +821,7 @@ TEST(Trace, NumPy2Dtypes) {
                            {"o", {1, 1}, pk::f16},
                            {"f", {2}, pk::i8},
                            {"l", {2}, pk::DType::Bool}});
-  std::string listing = pk::listing(*module);
+  std::string listing = pk::listing(module);
   EXPECT_NE(listing.find("v4<1,1:float32> = MATMUL(v2, v3)"), std::string::npos)
       << listing;
   EXPECT_EQ(listing.find("FLOOR"), std::string::npos) << listing;
@@ -793,7 +835,7 @@ TEST(Trace, NumPy2Dtypes) {
 TEST(Trace, StoresDropLeadingUnitDimensions) {
   auto module = pk::trace("s", [](Ref a, Ref o) { o[all] = a[all]; },
                           {{"a", {1, 1, 3}, pk::f32}, {"o", {3}, pk::f32}});
-  EXPECT_TRUE(mlir::succeeded(mlir::verify(*module)));
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(pk::irOf(module))));
   Failure element = failureOf([] {
     pk::trace("bad", [](Ref a, Ref o) { o[1] = a[all]; },
               {{"a", {1}, pk::f32}, {"o", {3}, pk::f32}});
@@ -829,7 +871,7 @@ TEST(Trace, IntegersBeyondInt64) {
                            {"i", {2}, pk::i8},
                            {"o", {2}, pk::f32},
                            {"c", {2}, pk::DType::Bool}});
-  EXPECT_EQ(pk::listing(*module), R"(kernel big(f, i, o, c):
+  EXPECT_EQ(pk::listing(module), R"(kernel big(f, i, o, c):
   v0<2:float32> = LOAD [f]()
   v1<:float32> = CONST(9.223372e+18)
   v2<2:float32> = ADD(v0, v1)
@@ -841,8 +883,8 @@ TEST(Trace, IntegersBeyondInt64) {
       "wrap",
       [&](Ref a, Ref o) { o[all] = pk::where(a[all], a[all], huge + 255); },
       vectors(2, pk::i8, {"a", "o"}));
-  EXPECT_NE(pk::listing(*wrapped).find("CONST(-1)"), std::string::npos)
-      << pk::listing(*wrapped);
+  EXPECT_NE(pk::listing(wrapped).find("CONST(-1)"), std::string::npos)
+      << pk::listing(wrapped);
   Failure integer = failureOf([&] {
     pk::trace(
         "bad", [&](Ref a, Ref o) { o[all] = a[all] + huge; },

@@ -1,6 +1,8 @@
 //===- KernelTest.cpp - JIT, guard cache, semantics and errors ------------===//
 
 #include "picokernel/Kernel/Kernel.h"
+#include "picokernel/Frontend/TraceIR.h"
+#include "picokernel/Runtime/CompiledKernel.h"
 
 #include <gtest/gtest.h>
 
@@ -375,13 +377,44 @@ TEST(Kernel, LargeKernelsRunOnAllCores) {
 
   auto module =
       fma.trace(std::vector<ArrayView>{a.view(), b.view(), c.view(), o.view()});
-  auto compiled = pk::CompiledKernel::compile(*module, options.compile);
+  auto compiled =
+      pk::CompiledKernel::compile(pk::irOf(module), options.compile);
   EXPECT_TRUE(compiled->usesThreads());
   auto small =
       fma.trace(std::vector<ArrayView>{a.view(), b.view(), c.view(), o.view()});
   pk::CompileOptions serial;
   serial.parallelThreshold = 0;
-  EXPECT_FALSE(pk::CompiledKernel::compile(*small, serial)->usesThreads());
+  EXPECT_FALSE(
+      pk::CompiledKernel::compile(pk::irOf(small), serial)->usesThreads());
+}
+
+// A kernel's modules, for the caller: traced (in the shared context or one
+// of their own) and the last compiled one, in a context of its own by
+// default; each can be printed and lowered, and an empty one is an error
+// to lower.
+TEST(Kernel, TracedModulesLiveInTheContextAsked) {
+  pk::Kernel fma = fmaKernel();
+  EXPECT_FALSE(fma.lastCompiledModule());
+  auto a = random<float>({8}, 1), b = random<float>({8}, 2),
+       c = random<float>({8}, 3);
+  Array<float> o({8});
+  std::vector<ArrayView> arrays = {a.view(), b.view(), c.view(), o.view()};
+  fma(arrays);
+
+  pk::Module last = fma.lastCompiledModule();
+  ASSERT_TRUE(last);
+  EXPECT_NE(pk::irOf(last).getContext(), &pk::defaultContext());
+  pk::Module shared = fma.trace(arrays);
+  EXPECT_EQ(pk::irOf(shared).getContext(), &pk::defaultContext());
+  pk::Module own = fma.trace(arrays, pk::TraceContext::Own);
+  EXPECT_NE(pk::irOf(own).getContext(), &pk::defaultContext());
+  EXPECT_EQ(pk::printModule(last), pk::printModule(own));
+
+  std::string llvm = pk::lowerToStage(own, "llvm");
+  EXPECT_NE(llvm.find("llvm.func"), std::string::npos);
+  EXPECT_EQ(pk::lowerToStage(shared, "llvm"), llvm);
+  EXPECT_THROW(pk::lowerToStage(pk::Module(), "llvm"), pk::CompileError);
+  EXPECT_THROW(pk::lowerToStage(own, "no-such-stage"), pk::CompileError);
 }
 
 TEST(Kernel, ZeroSizeArrays) {

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "picokernel/Runtime/DiskCache.h"
+#include "picokernel/Runtime/CompiledKernel.h"
+#include "picokernel/Support/ModuleIR.h"
 #include "picokernel/picokernel.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -224,16 +226,16 @@ TEST(DiskCache, KeysCoverTheBuildLLVMTheHostTheOptionsAndTheKernel) {
         {{"x", {8}, pk::f32}, {"o", {8}, pk::f32}});
   };
   auto module = trace(2.0f);
-  std::string text = pk::CompiledKernel::cacheKeyText(*module, {});
+  std::string text = pk::CompiledKernel::cacheKeyText(pk::irOf(module), {});
   EXPECT_NE(text.find("LLVM " LLVM_VERSION_STRING), std::string::npos);
   EXPECT_NE(text.find("pk-unit-tests"), std::string::npos) << text; // build
   EXPECT_NE(text.find(llvm::sys::getHostCPUName().str()), std::string::npos);
   pk::CompileOptions serial;
   serial.parallelThreshold = 0;
-  EXPECT_NE(pk::CompiledKernel::cacheKeyText(*module, serial), text);
-  EXPECT_NE(pk::CompiledKernel::cacheKeyText(*trace(3.0f), {}), text);
+  EXPECT_NE(pk::CompiledKernel::cacheKeyText(pk::irOf(module), serial), text);
+  EXPECT_NE(pk::CompiledKernel::cacheKeyText(pk::irOf(trace(3.0f)), {}), text);
   // The same kernel traced again (other locations, same IR): the same key.
-  EXPECT_EQ(pk::CompiledKernel::cacheKeyText(*trace(2.0f), {}), text);
+  EXPECT_EQ(pk::CompiledKernel::cacheKeyText(pk::irOf(trace(2.0f)), {}), text);
 }
 
 } // namespace

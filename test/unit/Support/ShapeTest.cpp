@@ -7,17 +7,17 @@
 using pk::Shape;
 
 TEST(Shape, FormatsLikeNumPy) {
-  EXPECT_EQ(pk::formatShape({}), "()");
-  EXPECT_EQ(pk::formatShape({4}), "(4,)");
-  EXPECT_EQ(pk::formatShape({2, 3}), "(2, 3)");
+  EXPECT_EQ(pk::formatShape(pk::Shape{}), "()");
+  EXPECT_EQ(pk::formatShape(pk::Shape{4}), "(4,)");
+  EXPECT_EQ(pk::formatShape(pk::Shape{2, 3}), "(2, 3)");
   EXPECT_EQ(pk::formatShape(Shape{0, 5, 1}), "(0, 5, 1)");
 }
 
 TEST(Shape, RowMajorStrides) {
-  EXPECT_EQ(pk::rowMajorStrides({}), Shape{});
-  EXPECT_EQ(pk::rowMajorStrides({7}), Shape{1});
-  EXPECT_EQ(pk::rowMajorStrides({2, 3, 4}), (Shape{12, 4, 1}));
-  EXPECT_EQ(pk::rowMajorStrides({3, 0, 2}), (Shape{0, 2, 1}));
+  EXPECT_EQ(pk::rowMajorStrides(Shape{}), Shape{});
+  EXPECT_EQ(pk::rowMajorStrides(Shape{7}), Shape{1});
+  EXPECT_EQ(pk::rowMajorStrides(Shape{2, 3, 4}), (Shape{12, 4, 1}));
+  EXPECT_EQ(pk::rowMajorStrides(Shape{3, 0, 2}), (Shape{0, 2, 1}));
 }
 
 TEST(Shape, BroadcastsLikeNumPy) {

@@ -1,6 +1,8 @@
 //===- ObjectTest.cpp - ahead-of-time compilation of traced kernels -------===//
 
 #include "picokernel/Compiler/TargetMachine.h"
+#include "picokernel/Frontend/TraceIR.h"
+#include "picokernel/Target/PkToObject.h"
 #include "picokernel/picokernel.h"
 
 #include "llvm/Target/TargetMachine.h"
@@ -8,7 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -20,9 +24,7 @@ TEST(Object, TracedKernelsCompileAheadOfTime) {
       "axpy", [](Ref x, Ref y, Ref o) { o[all] = 2.5f * x[all] + y[all]; },
       {{"x", {16}, pk::f32}, {"y", {16}, pk::f32}, {"o", {16}, pk::f32}});
 
-  std::string header;
-  llvm::raw_string_ostream os(header);
-  ASSERT_TRUE(mlir::succeeded(mlir::pk::writeCHeader(*module, os)));
+  std::string header = pk::cHeader(module);
   EXPECT_NE(header.find("/* axpy(x: float32[16], y: float32[16], "
                         "o: float32[16]); writes o */\n"
                         "void pk_axpy(const float *x, const float *y, "
@@ -30,11 +32,9 @@ TEST(Object, TracedKernelsCompileAheadOfTime) {
             std::string::npos)
       << header;
 
-  llvm::SmallVector<char> object;
-  mlir::pk::ObjectOptions options;
+  pk::ObjectOptions options;
   options.cpu = "x86-64"; // a portable object
-  ASSERT_TRUE(
-      mlir::succeeded(mlir::pk::compileToObject(*module, options, object)));
+  std::vector<char> object = pk::compileToObject(module, options);
   ASSERT_GT(object.size(), 64u);
   EXPECT_EQ(std::memcmp(object.data(),
                         "\x7f"
@@ -57,6 +57,39 @@ TEST(Object, ModulesWithoutKernelsAreAnError) {
   llvm::SmallVector<char> object;
   EXPECT_TRUE(mlir::failed(mlir::pk::compileToObject(*empty, {}, object)));
   EXPECT_EQ(diagnostics, "no pk.kernel to compile");
+}
+
+// At the API's edge the same failures are CompileErrors with the
+// diagnostics as their message, and an empty pk::Module is one too.
+TEST(Object, FailuresAreCompileErrorsAtTheApi) {
+  auto expectError = [](const std::function<void()> &compile,
+                        const std::string &message) {
+    try {
+      compile();
+      ADD_FAILURE() << "no CompileError; expected: " << message;
+    } catch (const pk::CompileError &error) {
+      EXPECT_NE(std::string(error.what()).find(message), std::string::npos)
+          << error.what();
+    }
+  };
+  pk::Module none;
+  expectError([&] { pk::compileToObject(none); },
+              "compileToObject: the module is empty");
+  expectError([&] { pk::cHeader(none); }, "cHeader: the module is empty");
+
+  pk::Module noKernel = pk::wrapModule(
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(&pk::defaultContext())));
+  expectError([&] { pk::compileToObject(noKernel); },
+              "no pk.kernel to compile");
+  expectError([&] { pk::cHeader(noKernel); }, "no pk.kernel");
+
+  auto module = pk::trace("copy", [](Ref x, Ref o) { o[all] = x[all]; },
+                          {{"x", {4}, pk::f32}, {"o", {4}, pk::f32}});
+  pk::ObjectOptions unknownCpu;
+  unknownCpu.triple = "no-such-triple";
+  expectError([&] { pk::compileToObject(module, unknownCpu); },
+              "compileToObject: ");
+  EXPECT_FALSE(pk::compileToObject(module).empty()); // still compiles
 }
 
 } // namespace
