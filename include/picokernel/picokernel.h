@@ -11,8 +11,9 @@
 //
 // These headers include no MLIR or LLVM header (scripts/check-embed checks
 // it): an embedder needs only picokernel's install. The other installed
-// headers are MLIR's C++ API to the dialect, the passes and the IR behind
-// pk::Module (Support/ModuleIR.h).
+// headers are picokernel's internals (the dialect, the passes, compilers
+// and runtimes, the IR behind pk::Module in Support/ModuleIR.h), which
+// include MLIR's and LLVM's and may change from release to release.
 //
 //===----------------------------------------------------------------------===//
 

@@ -136,7 +136,9 @@ Shape Value::shape(std::source_location where) const {
   return shapeOf(irOf(*this));
 }
 
-size_t Value::ndim() const {
+size_t Value::ndim(std::source_location where) const {
+  Operand self(*this, where);
+  TraceState::owner({&self}, "ndim");
   return mlir::cast<mlir::ShapedType>(irOf(*this).getType()).getRank();
 }
 
@@ -392,21 +394,20 @@ Operand typed(const Operand &number, DType dtype) {
 
 Tracer::Tracer(std::string name, const Signature &signature, SourceLoc where,
                TraceContext context)
-    : Tracer(nullptr, std::move(where)) {
+    : location(std::move(where)), errorsAtStart(detail::traceErrorsReported()) {
   std::shared_ptr<mlir::MLIRContext> own;
   mlir::MLIRContext &traceContext = contextFor(context, own);
-  state = startTrace(traceContext, std::move(name), signature, location);
+  state = startTrace(traceContext, std::move(name), signature, location).state;
   state->ownContext = std::move(own);
   for (unsigned i = 0; i < signature.size(); ++i)
     parameters.push_back(Ref(state, i));
 }
 
-Tracer::Tracer(std::shared_ptr<TraceState> started, SourceLoc where)
-    : state(std::move(started)), location(std::move(where)),
+Tracer::Tracer(StartedTrace started, SourceLoc where)
+    : state(std::move(started.state)), location(std::move(where)),
       errorsAtStart(detail::traceErrorsReported()) {
-  if (state)
-    for (unsigned i = 0; i < state->numRefs(); ++i)
-      parameters.push_back(Ref(state, i));
+  for (unsigned i = 0; i < state->numRefs(); ++i)
+    parameters.push_back(Ref(state, i));
 }
 
 Tracer::~Tracer() { abandon(); }
@@ -422,9 +423,6 @@ Module Tracer::finish(bool forGeneralizing) {
   return wrapModule(std::move(module), state->ownContext);
 }
 
-void Tracer::abandon() {
-  if (state)
-    state->abandon();
-}
+void Tracer::abandon() { state->abandon(); }
 
 } // namespace pk

@@ -32,6 +32,8 @@ mlir::MLIRContext &defaultContext() {
 std::shared_ptr<mlir::MLIRContext> newOwnContext() {
   auto context = std::make_shared<mlir::MLIRContext>(
       mlir::MLIRContext::Threading::DISABLED);
+  // One module may be read by several threads at once (const pk::Module&).
+  shareWithoutThreads(*context);
   context->loadDialect<mlir::pk::PkDialect>();
   return context;
 }
@@ -45,12 +47,11 @@ mlir::MLIRContext &contextFor(TraceContext kind,
   return *own;
 }
 
-std::shared_ptr<detail::TraceState> startTrace(mlir::MLIRContext &context,
-                                               std::string name,
-                                               const Signature &signature,
-                                               const SourceLoc &where) {
-  return std::make_shared<detail::TraceState>(context, std::move(name),
-                                              signature, where);
+detail::StartedTrace startTrace(mlir::MLIRContext &context, std::string name,
+                                const Signature &signature,
+                                const SourceLoc &where) {
+  return {std::make_shared<detail::TraceState>(context, std::move(name),
+                                               signature, where)};
 }
 
 //===----------------------------------------------------------------------===//

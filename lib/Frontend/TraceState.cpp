@@ -178,10 +178,15 @@ mlir::Value TraceState::storable(unsigned index, const Operand &value,
                                  const Shape &targetShape,
                                  const std::string &target,
                                  const std::string &op) {
-  if (value.getKind() == Operand::Kind::Value)
-    owner({&value}, op);
-  else
-    checkOpen(op, value.where());
+  checkOpen(op, value.where());
+  if (value.getKind() == Operand::Kind::Value) {
+    TraceState &other = owner({&value}, op);
+    if (&other != this)
+      fail(value.where(), op,
+           "the value stored comes from the trace of kernel '" + other.name +
+               "', not from that of kernel '" + name +
+               "': a value belongs to the trace that made it");
+  }
   mlir::pk::RefType ref = refType(index);
   Shape valueShape = shapeOf(value);
   // NumPy's assignment drops leading dimensions of size 1 that the target

@@ -289,6 +289,9 @@ std::optional<Key> GuardCache::lastCompiledKey() const {
 void GuardCache::clear() {
   std::unique_lock<ForkSafeSharedMutex> lock(mutex);
   entries.clear();
+  // Forgotten too: a dynamic variant's module cannot be traced again once
+  // the kernel cache has forgotten which sizes it took as dynamic.
+  lastCompiled.clear();
   deviceBytesHeld = 0;
   generation.fetch_add(1, std::memory_order_release);
 }

@@ -30,15 +30,21 @@ Kernel::Kernel(std::string name, Body body, int arity,
           checked(std::move(options)))) {}
 
 Kernel::~Kernel() = default;
+
+detail::KernelCache &Kernel::live() const {
+  if (!cache)
+    throw std::logic_error("pk::Kernel: used after it was moved from");
+  return *cache;
+}
 Kernel::Kernel(Kernel &&) noexcept = default;
 Kernel &Kernel::operator=(Kernel &&) noexcept = default;
 
 void Kernel::operator()(std::span<const ArrayView> arrays) const {
-  cache->call(arrays);
+  live().call(arrays);
 }
 
 bool Kernel::runIfCompiled(std::span<const ArrayView> arrays) const {
-  return cache->call(arrays, /*mayCompile=*/false);
+  return live().call(arrays, /*mayCompile=*/false);
 }
 
 Module Kernel::trace(std::span<const ArrayView> arrays,
@@ -49,37 +55,37 @@ Module Kernel::trace(std::span<const ArrayView> arrays,
 Signature Kernel::signatureOf(std::span<const ArrayView> arrays) const {
   llvm::SmallVector<int, 16> aliasOf;
   llvm::SmallVector<std::pair<int, int>, 4> partialOverlaps;
-  detail::checkArguments(arrays, cache->arity, cache->name, cache->paramNames,
+  detail::checkArguments(arrays, live().arity, live().name, live().paramNames,
                          aliasOf, partialOverlaps);
-  return cache->signature(arrays, aliasOf);
+  return live().signature(arrays, aliasOf);
 }
 
 Module Kernel::trace(const Signature &signature, TraceContext context) const {
   std::shared_ptr<mlir::MLIRContext> own;
   mlir::MLIRContext &traceContext = contextFor(context, own);
-  return wrapModule(cache->traceFor(signature, traceContext), std::move(own));
+  return wrapModule(live().traceFor(signature, traceContext), std::move(own));
 }
 
 std::vector<bool>
 Kernel::writtenArguments(std::span<const ArrayView> arrays) const {
-  return cache->written(arrays);
+  return live().written(arrays);
 }
 
 std::optional<Signature> Kernel::lastCompiledSignature() const {
-  return cache->lastSignature();
+  return live().lastSignature();
 }
 
 Module Kernel::lastCompiledModule(TraceContext context) const {
   std::shared_ptr<mlir::MLIRContext> own;
   mlir::MLIRContext &traceContext = contextFor(context, own);
-  mlir::OwningOpRef<mlir::ModuleOp> module = cache->lastModule(traceContext);
+  mlir::OwningOpRef<mlir::ModuleOp> module = live().lastModule(traceContext);
   if (!module)
     return Module();
   return wrapModule(std::move(module), std::move(own));
 }
 
-CacheStats Kernel::stats() const { return cache->stats(); }
-void Kernel::clearCache() const { cache->clear(); }
-const std::string &Kernel::name() const { return cache->name; }
+CacheStats Kernel::stats() const { return live().stats(); }
+void Kernel::clearCache() const { live().clear(); }
+const std::string &Kernel::name() const { return live().name; }
 
 } // namespace pk

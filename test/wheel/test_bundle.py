@@ -41,6 +41,23 @@ def test_picokernel_is_imported_from_a_fresh_environment_s_wheel():
     assert any(name.startswith("libLLVM") for name in names), names
 
 
+def test_the_bundled_libraries_licences_come_with_them():
+    from importlib import metadata
+    distribution = metadata.distribution("picokernel")
+    assert "License-File: LICENSES_bundled.txt" in \
+        str(distribution.metadata).replace("\r", "")
+    licences = [path for path in distribution.files
+                if path.name == "LICENSES_bundled.txt"]
+    assert len(licences) == 1, distribution.files
+    text = licences[0].read_text()
+    for library in shared_objects():
+        if library.name.startswith("_picokernel"):
+            continue
+        assert f"{library.parent.name}/{library.name}" in text, library.name
+    # LLVM's licence (libLLVM, libMLIR, libomp) is among them.
+    assert "Apache License" in text and "LLVM Exceptions" in text
+
+
 @pytest.mark.skipif(not shutil.which("ldd"), reason="needs ldd")
 @pytest.mark.parametrize("library", shared_objects(), ids=lambda p: p.name)
 def test_each_library_needs_only_the_wheel_s_and_the_system_s(library):

@@ -32,12 +32,19 @@ mlir::MLIRContext &contextFor(TraceContext kind,
 /// The IR of a traced value; valid while the trace that made it is open.
 mlir::Value irOf(const Value &value);
 
+namespace detail {
+/// A trace begun in a given context, for a Tracer to drive.
+struct StartedTrace {
+  std::shared_ptr<TraceState> state;
+};
+} // namespace detail
+
 /// A trace recorded in `context`, for the layers that keep contexts of
-/// their own (the kernel cache's compile contexts).
-std::shared_ptr<detail::TraceState> startTrace(mlir::MLIRContext &context,
-                                               std::string name,
-                                               const Signature &signature,
-                                               const SourceLoc &where);
+/// their own (the kernel cache's compile contexts):
+/// `Tracer tracer(startTrace(context, ...), where)`.
+detail::StartedTrace startTrace(mlir::MLIRContext &context, std::string name,
+                                const Signature &signature,
+                                const SourceLoc &where);
 
 } // namespace pk
 

@@ -166,7 +166,9 @@ public:
 
   /// The traced pk module for arrays of these shapes and dtypes (no
   /// compilation; arrays' data is not read), in the context `context`
-  /// names (Frontend/Module.h).
+  /// names (Frontend/Trace.h's TraceContext: Own for a module made once,
+  /// which the shared context would otherwise keep for the process's life;
+  /// Shared for many, which make their types once).
   Module trace(std::span<const ArrayView> arrays,
                TraceContext context = TraceContext::Shared) const;
   /// The traced pk module for a signature (names, shapes, dtypes, aliases).
@@ -179,15 +181,15 @@ public:
   /// the sizes of a kernel compiled for dynamic sizes).
   std::optional<Signature> lastCompiledSignature() const;
   /// The pk module of the most recent compile, traced again (with `?`
-  /// sizes for a kernel compiled for dynamic sizes); empty if none. In a
-  /// context of its own by default: the shared one would keep what tracing
-  /// it adds.
-  Module lastCompiledModule(TraceContext context = TraceContext::Own) const;
+  /// sizes for a kernel compiled for dynamic sizes) in the context
+  /// `context` names; empty if none (or after clearCache).
+  Module lastCompiledModule(TraceContext context = TraceContext::Shared) const;
 
   /// Which of `arrays` the kernel stores to (compiling on a cache miss).
   std::vector<bool> writtenArguments(std::span<const ArrayView> arrays) const;
 
   CacheStats stats() const;
+  /// Forgets every compiled variant, and which was compiled last.
   void clearCache() const;
   const std::string &name() const;
 
@@ -205,6 +207,8 @@ private:
 
   Kernel(std::string name, Body body, int arity,
          std::vector<std::string> paramNames, KernelOptions options);
+  /// The cache, or std::logic_error for a moved-from Kernel.
+  detail::KernelCache &live() const;
 
   std::unique_ptr<detail::KernelCache> cache;
 };

@@ -592,6 +592,11 @@ TEST(TraceErrors, ValueUsedOutsideItsTrace) {
   EXPECT_EQ(failureOf([&] { (void)leaked.shape(); }).message,
             "shape: kernel 'first' is no longer being traced: its values and "
             "refs cannot be used after the trace ended");
+  EXPECT_EQ(failureOf([&] { (void)leaked.ndim(); }).message,
+            "ndim: kernel 'first' is no longer being traced: its values and "
+            "refs cannot be used after the trace ended");
+  EXPECT_EQ(failureOf([&] { (void)pk::Value().ndim(); }).message,
+            "ndim: use of an empty pk::Value (default-constructed)");
 
   pk::Value foreign;
   Failure failure = failureOf([&] {
@@ -609,6 +614,27 @@ TEST(TraceErrors, ValueUsedOutsideItsTrace) {
   EXPECT_EQ(failure.message,
             "add: operands come from the traces of kernels 'inner' and "
             "'outer': a value belongs to the trace that made it");
+  // Stored into another trace's ref, also when that trace has a context
+  // of its own.
+  for (pk::TraceContext inner :
+       {pk::TraceContext::Shared, pk::TraceContext::Own}) {
+    failure = failureOf([&] {
+      pk::trace(
+          "outer",
+          [&](Ref a, Ref o) {
+            foreign = a[all] * 2;
+            pk::trace(
+                inner, "inner", [&](Ref, Ref p) { p[all] = foreign; },
+                vectors(3, pk::f32, {"b", "p"}));
+            o[all] = foreign;
+          },
+          vectors(3, pk::f32, {"a", "o"}));
+    });
+    EXPECT_EQ(failure.message,
+              "store to 'p': the value stored comes from the trace of "
+              "kernel 'outer', not from that of kernel 'inner': a value "
+              "belongs to the trace that made it");
+  }
 }
 
 // pk::Module owns what it holds: an empty one prints and lists as nothing,

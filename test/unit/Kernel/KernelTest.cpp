@@ -401,9 +401,11 @@ TEST(Kernel, TracedModulesLiveInTheContextAsked) {
   std::vector<ArrayView> arrays = {a.view(), b.view(), c.view(), o.view()};
   fma(arrays);
 
-  pk::Module last = fma.lastCompiledModule();
+  pk::Module last = fma.lastCompiledModule(pk::TraceContext::Own);
   ASSERT_TRUE(last);
   EXPECT_NE(pk::irOf(last).getContext(), &pk::defaultContext());
+  EXPECT_EQ(pk::irOf(fma.lastCompiledModule()).getContext(),
+            &pk::defaultContext());
   pk::Module shared = fma.trace(arrays);
   EXPECT_EQ(pk::irOf(shared).getContext(), &pk::defaultContext());
   pk::Module own = fma.trace(arrays, pk::TraceContext::Own);
@@ -415,6 +417,15 @@ TEST(Kernel, TracedModulesLiveInTheContextAsked) {
   EXPECT_EQ(pk::lowerToStage(shared, "llvm"), llvm);
   EXPECT_THROW(pk::lowerToStage(pk::Module(), "llvm"), pk::CompileError);
   EXPECT_THROW(pk::lowerToStage(own, "no-such-stage"), pk::CompileError);
+
+  // clearCache forgets the last compile too; a moved-from kernel throws.
+  fma.clearCache();
+  EXPECT_FALSE(fma.lastCompiledSignature());
+  EXPECT_FALSE(fma.lastCompiledModule());
+  pk::Kernel moved = std::move(fma);
+  EXPECT_TRUE(moved.trace(arrays));
+  EXPECT_THROW(fma.lastCompiledModule(), std::logic_error); // NOLINT
+  EXPECT_THROW(fma(arrays), std::logic_error);              // NOLINT
 }
 
 TEST(Kernel, ZeroSizeArrays) {

@@ -9,9 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -90,6 +92,31 @@ TEST(Object, FailuresAreCompileErrorsAtTheApi) {
   expectError([&] { pk::compileToObject(module, unknownCpu); },
               "compileToObject: ");
   EXPECT_FALSE(pk::compileToObject(module).empty()); // still compiles
+}
+
+// Threads failing at once in the shared context each get their own
+// diagnostics (a context's handlers are shared by its threads).
+TEST(Object, ConcurrentFailuresKeepTheirOwnMessages) {
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong = 0;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t, &wrong] {
+      std::string name = "bad-name-" + std::to_string(t);
+      auto module = pk::trace(name, [](Ref x, Ref o) { o[all] = x[all]; },
+                              {{"x", {4}, pk::f32}, {"o", {4}, pk::f32}});
+      for (int i = 0; i < 1000; ++i)
+        try {
+          pk::cHeader(module);
+          ++wrong;
+        } catch (const pk::CompileError &error) {
+          if (std::string(error.what()).find("'" + name + "'") ==
+              std::string::npos)
+            ++wrong;
+        }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(wrong, 0);
 }
 
 } // namespace
