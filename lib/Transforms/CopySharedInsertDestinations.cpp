@@ -3,6 +3,7 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
@@ -35,23 +36,41 @@ bool alsoWrittenToARef(Value value, Operation *insert) {
   return false;
 }
 
+/// Whether `value` is the contents of a ref the kernel only reads.
+bool readOnlyContents(Value value) {
+  auto load = value.getDefiningOp<bufferization::ToTensorOp>();
+  return load && !load.getWritable();
+}
+
 struct CopySharedInsertDestinationsPass
     : public mlir::pk::impl::PkCopySharedInsertDestinationsBase<
           CopySharedInsertDestinationsPass> {
   void runOnOperation() override {
-    SmallVector<tensor::InsertSliceOp> inserts;
+    SmallVector<tensor::InsertSliceOp> shared, readOnly;
     getOperation().walk([&](tensor::InsertSliceOp op) {
       if (alsoWrittenToARef(op.getDest(), op))
-        inserts.push_back(op);
+        shared.push_back(op);
+      else if (readOnlyContents(op.getDest()))
+        readOnly.push_back(op);
     });
     OpBuilder builder(&getContext());
-    for (tensor::InsertSliceOp op : inserts) {
+    for (tensor::InsertSliceOp op : shared) {
       builder.setInsertionPoint(op);
       Value dest = op.getDest();
       auto copy = bufferization::AllocTensorOp::create(
           builder, op.getLoc(), cast<RankedTensorType>(dest.getType()),
           /*dynamicSizes=*/ValueRange(), /*copy=*/dest);
       op.getDestMutable().assign(copy);
+    }
+    for (tensor::InsertSliceOp op : readOnly) {
+      builder.setInsertionPoint(op);
+      Value dest = op.getDest();
+      Value empty = tensor::EmptyOp::create(
+          builder, op.getLoc(),
+          tensor::getMixedSizes(builder, op.getLoc(), dest),
+          cast<RankedTensorType>(dest.getType()).getElementType());
+      auto copy = linalg::CopyOp::create(builder, op.getLoc(), dest, empty);
+      op.getDestMutable().assign(copy.getResult(0));
     }
   }
 };

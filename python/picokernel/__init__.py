@@ -26,6 +26,7 @@ import inspect
 import logging
 import operator
 import sys
+import uuid
 from collections import namedtuple
 
 import numpy as np
@@ -367,7 +368,8 @@ class Kernel(_picokernel.Kernel):
     converted by NumPy once per call: Python numbers and NumPy scalars (0-d
     arrays: a Python float is float64, an int int64), lists, objects with
     ``__array__`` or ``__dlpack__``; an argument it writes must be a
-    writable NumPy array."""
+    writable NumPy array. Called with Dask arrays, it runs nothing and
+    returns the Dask arrays it stores (picokernel.dask)."""
 
     def __new__(cls, fn, *, backend="cpu", **options):
         # backend="numpy" (or PK_DISABLE_JIT=1): a kernel that interprets.
@@ -410,6 +412,7 @@ class Kernel(_picokernel.Kernel):
                              max_device_bytes=max_device_bytes, dynamic=dynamic)
         self._param_names = names
         self._recent = None
+        self._token = uuid.uuid4().hex
 
     def _compiles(self):
         info = self._cache_info()
@@ -477,6 +480,16 @@ class Kernel(_picokernel.Kernel):
         recent = self._most_recent()
         return None if recent is None else KernelIR(*recent)
 
+    def _bound(self, args, named):
+        """A call's arguments in parameter order, as many as it has."""
+        names = self._param_names
+        if named:
+            return _picokernel._bind_keywords(self.name, names, args, named)
+        if len(args) != len(names):
+            raise TypeError(f"{self.name}() takes {len(names)} arrays "
+                            f"({', '.join(names)}), got {len(args)}")
+        return args
+
     def cache_info(self):
         """Hits, misses, evictions, entries and time spent tracing and
         compiling (compile = MLIR pass pipeline + LLVM code generation)."""
@@ -493,13 +506,20 @@ class Kernel(_picokernel.Kernel):
         # only with cloudpickle, as Dask's and Ray's schedulers do). Its
         # compiled variants are not pickled: a new process compiles (or
         # loads from the disk cache) its own.
+        # A kernel of __main__ (a script, a notebook) goes by value too: a
+        # worker process's __main__ is another program.
         module = sys.modules.get(self.__module__ or "")
         found = module
         for part in self.__qualname__.split("."):
             found = getattr(found, part, None)
-        if found is self:
+        if found is self and self.__module__ != "__main__":
             return self.__qualname__
         return (_rebuild_kernel, (self.__wrapped__, self._options))
+
+    def __dask_tokenize__(self):
+        # Dask names a graph's keys by its functions' tokens: two kernels
+        # (a notebook cell redefining one) must not share them.
+        return ("picokernel.Kernel", self.__qualname__, self._token)
 
 
 class InterpretedKernel(Kernel):
@@ -511,11 +531,10 @@ class InterpretedKernel(Kernel):
 
     def __call__(self, /, *args, **named):
         names = self._param_names
-        if named:
-            args = _picokernel._bind_keywords(self.name, names, args, named)
-        elif len(args) != len(names):
-            raise TypeError(f"{self.name}() takes {len(names)} arrays "
-                            f"({', '.join(names)}), got {len(args)}")
+        args = self._bound(args, named)
+        if any(hasattr(arg, "__dask_graph__") for arg in args):
+            from picokernel import dask
+            return dask._apply(self, args)
         arrays = [arg if isinstance(arg, np.ndarray)
                   else _picokernel._as_array(arg, name)
                   for name, arg in zip(names, args)]
@@ -581,7 +600,7 @@ def trace_kernel(fn, shapes, dtypes=None):
     if dtypes is None:
         dtypes = [np.float32] * len(shapes)
     names = _param_names(fn)
-    listing, mlir = _picokernel._trace_function(
+    listing, mlir, _ = _picokernel._trace_function(
         fn, getattr(fn, "__name__", "kernel"), names,
         [tuple(shape) for shape in shapes], list(dtypes))
     return KernelIR(listing, mlir)

@@ -8,15 +8,16 @@
 //===----------------------------------------------------------------------===//
 
 #define PICOKERNEL_PYTHON_IMPORTS_NUMPY
+#include "Accesses.h"
 #include "Arguments.h"
 #include "Errors.h"
 #include "Exit.h"
 #include "Gil.h"
+#include "Introspection.h"
 #include "Logging.h"
 #include "NumPy.h"
 #include "Tracing.h"
 
-#include "picokernel/Compiler/Registry.h"
 #include "picokernel/Kernel/Kernel.h"
 #include "picokernel/Runtime/CompiledKernel.h"
 #include "picokernel/Support/Environment.h"
@@ -28,8 +29,6 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
-
-#include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include <cxxabi.h>
@@ -74,11 +73,13 @@ public:
     }
     try {
       PyKernel *kernel = nb::inst_ptr<PyKernel>(self);
-      if (kwargs && PyDict_GET_SIZE(kwargs) != 0)
-        kernel->call(
-            bindKeywords(kernel->name(), kernel->paramNames, args, kwargs));
-      else
-        kernel->call(nb::borrow<nb::args>(args));
+      nb::object result =
+          kwargs && PyDict_GET_SIZE(kwargs) != 0
+              ? kernel->call(bindKeywords(kernel->name(), kernel->paramNames,
+                                          args, kwargs))
+              : kernel->call(nb::borrow<nb::args>(args));
+      flushLogRecords();
+      return result.release().ptr();
     } catch (abi::__forced_unwind &) {
       // A thread Python ends at exit (a daemon thread waiting for the GIL)
       // unwinds through here: that must go on.
@@ -88,8 +89,6 @@ public:
       raisePythonError();
       return nullptr;
     }
-    flushLogRecords();
-    Py_RETURN_NONE;
   }
 
   static int clear(PyObject *self) {
@@ -97,7 +96,10 @@ public:
     return 0;
   }
 
-  void call(nb::args args) {
+  /// Runs the kernel on the arrays `args`: None; or, where some are Dask
+  /// arrays, builds its Dask graph (picokernel.dask) and returns the Dask
+  /// arrays it stores.
+  nb::object call(nb::args args) {
     size_t count = args.size();
     if (count != paramNames.size())
       throw nb::type_error((kernel.name() + "() takes " +
@@ -139,16 +141,19 @@ public:
       direct &= PyArray_IS_C_CONTIGUOUS(array) && PyArray_ISNOTSWAPPED(array) &&
                 PyArray_ISALIGNED(array);
     }
-    if (!direct)
-      return callOnCopies(args);
+    if (!direct) {
+      callOnCopies(args);
+      return nb::none();
+    }
     try {
       if (bytes < defaults::kKeepGilBytes && kernel.runIfCompiled(views))
-        return;
+        return nb::none();
       ReleaseGil release;
       kernel(views);
     } catch (const OverlapError &) {
       callOnCopies(args);
     }
+    return nb::none();
   }
 
   // show_ir, lower and ir trace into a context of their own, freed
@@ -279,7 +284,11 @@ private:
 
   /// A call with arguments that are not NumPy arrays: each converted once
   /// (asArray), for the kernel to read; one it writes must be an array.
-  void callOnArrayLikes(nb::args args) {
+  nb::object callOnArrayLikes(nb::args args) {
+    for (nb::handle arg : args)
+      if (nb::hasattr(arg, "__dask_graph__"))
+        return nb::module_::import_("picokernel.dask")
+            .attr("apply")(nb::find(this), *args);
     nb::list arrays;
     std::vector<bool> converted(args.size(), false);
     for (size_t i = 0; i < args.size(); ++i) {
@@ -298,7 +307,7 @@ private:
              name() + "' writes to it (got " +
              nb::cast<std::string>(nb::type_name(args[i].type())) + ")")
                 .c_str());
-    call(asArrays);
+    return call(asArrays);
   }
 
   /// NumPy's answer for arrays the compiled code cannot take as they are
@@ -438,82 +447,6 @@ private:
   Kernel kernel;
 };
 
-/// The pk module printed as `text` lowered up to `stage` (see
-/// lowerToStage), in a context of its own.
-std::string lowerText(const std::string &text, const std::string &stage) {
-  mlir::DialectRegistry registry;
-  mlir::pk::registerPkCompilerDialects(registry);
-  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler capture(&context, [&](mlir::Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(text, &context);
-  if (!module)
-    throw nb::value_error(
-        ("lower: the module does not parse: " + diagnostics).c_str());
-  ReleaseGil release;
-  pk::CompileGate gate;
-  return lowerToStage(*module, stage);
-}
-
-/// Traces `function` for arrays of the given shapes and dtypes.
-std::pair<std::string, std::string>
-traceFunction(nb::callable function, std::string name,
-              std::vector<std::string> paramNames, nb::sequence shapes,
-              nb::sequence dtypes) {
-  nb::object numpy = nb::module_::import_("numpy");
-  Signature signature;
-  size_t count = nb::len(shapes);
-  if (nb::len(dtypes) != count)
-    throw nb::value_error(("trace_kernel: " + std::to_string(count) +
-                           " shapes but " + std::to_string(nb::len(dtypes)) +
-                           " dtypes")
-                              .c_str());
-  if (count != paramNames.size())
-    throw nb::type_error((name + " takes " + std::to_string(paramNames.size()) +
-                          " refs, but trace_kernel got " +
-                          std::to_string(count) + " shapes")
-                             .c_str());
-  for (size_t i = 0; i < count; ++i) {
-    Shape shape;
-    for (nb::handle dim : shapes[i]) {
-      int64_t size = 0;
-      if (!PyLong_Check(dim.ptr()) || !nb::try_cast(dim, size) || size < 0)
-        throw nb::type_error(("trace_kernel: the shape of argument '" +
-                              paramNames[i] +
-                              "' must hold sizes that are non-negative "
-                              "integers below 2**63, got " +
-                              nb::cast<std::string>(nb::repr(shapes[i])))
-                                 .c_str());
-      shape.push_back(size);
-    }
-    nb::object descr = numpy.attr("dtype")(dtypes[i]);
-    std::optional<DType> dtype = fromNumPy((PyArray_Descr *)descr.ptr());
-    if (!dtype)
-      throw nb::type_error(("trace_kernel: dtype " +
-                            numpyName((PyArray_Descr *)descr.ptr()) +
-                            " is not supported")
-                               .c_str());
-    signature.push_back({paramNames[i], std::move(shape), *dtype});
-  }
-  // A context of its own: the shared one would keep every new shape's types.
-  Tracer tracer(name, signature, pythonLocation(), TraceContext::Own);
-  nb::list refs;
-  for (const Ref &ref : tracer.refs())
-    refs.append(nb::cast(ref));
-  try {
-    callPython(function, nb::tuple(refs));
-  } catch (...) {
-    tracer.abandon();
-    throw;
-  }
-  Module module = tracer.finish();
-  return {listing(module), printModule(module)};
-}
-
 } // namespace
 
 NB_MODULE(_picokernel, m) {
@@ -524,6 +457,8 @@ NB_MODULE(_picokernel, m) {
 
   bindTracing(m);
   bindLogging(m);
+  bindAccesses(m);
+  bindIntrospection(m);
   // Kernels that threads still hold when Python exits (daemon threads) are
   // not leaks of ours: nanobind's report of them at exit is off unless
   // PK_LEAK_WARNINGS asks for it (the tests ask).
@@ -563,7 +498,6 @@ NB_MODULE(_picokernel, m) {
   m.attr("DEFAULT_WORKGROUP_SIZE") = defaults::kWorkgroupSize;
   m.attr("DEFAULT_MAX_DEVICE_BYTES") = defaults::kMaxDeviceBytes;
 
-  m.def("_trace_function", &traceFunction);
   m.def(
       "_bind_keywords",
       [](const std::string &name, const std::vector<std::string> &params,
@@ -572,8 +506,6 @@ NB_MODULE(_picokernel, m) {
       "A call's arguments in parameter order (see Kernel.__call__).");
   m.def("_as_array", &asArray,
         "An argument that is not a NumPy array as one (see Kernel.__call__).");
-  m.def("_lower_mlir", &lowerText, nb::arg("mlir"), nb::arg("stage"),
-        "The pk module `mlir` (a KernelIR's) lowered up to `stage`.");
   m.def(
       "_user_location",
       [] {

@@ -34,3 +34,29 @@ func.func @only_read(%v: tensor<3xf64>, %w: tensor<1xf64>, %r1: memref<3xf64>) {
   bufferization.materialize_in_destination %i in restrict writable %r1 : (tensor<3xf64>, memref<3xf64>) -> ()
   return
 }
+
+// An insert into the contents of a ref the kernel only reads goes into a
+// copy in an empty tensor, which empty-tensor elimination can place in the
+// stored ref; an insert into a writable ref's contents stays in place.
+// CHECK-LABEL: func.func @into_a_read_only_ref
+// CHECK-SAME: (%[[X:.*]]: memref<8xf32>, %[[W:.*]]: tensor<6xf32>, %[[O:.*]]: memref<8xf32>)
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[X]] restrict
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK: %[[C:.*]] = linalg.copy ins(%[[T]] : tensor<8xf32>) outs(%[[E]] : tensor<8xf32>)
+// CHECK: tensor.insert_slice %[[W]] into %[[C]][1] [6] [1]
+func.func @into_a_read_only_ref(%x: memref<8xf32>, %w: tensor<6xf32>, %o: memref<8xf32>) {
+  %t = bufferization.to_tensor %x restrict : memref<8xf32> to tensor<8xf32>
+  %i = tensor.insert_slice %w into %t[1] [6] [1] : tensor<6xf32> into tensor<8xf32>
+  bufferization.materialize_in_destination %i in restrict writable %o : (tensor<8xf32>, memref<8xf32>) -> ()
+  return
+}
+
+// CHECK-LABEL: func.func @into_the_stored_ref
+// CHECK-NOT: linalg.copy
+// CHECK: tensor.insert_slice
+func.func @into_the_stored_ref(%w: tensor<6xf32>, %o: memref<8xf32>) {
+  %t = bufferization.to_tensor %o restrict writable : memref<8xf32> to tensor<8xf32>
+  %i = tensor.insert_slice %w into %t[1] [6] [1] : tensor<6xf32> into tensor<8xf32>
+  bufferization.materialize_in_destination %i in restrict writable %o : (tensor<8xf32>, memref<8xf32>) -> ()
+  return
+}

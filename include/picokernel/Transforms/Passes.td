@@ -478,8 +478,8 @@ def PkComputeInPlace : Pass<"pk-compute-in-place", "::mlir::func::FuncOp"> {
 
 def PkCopySharedInsertDestinations
     : Pass<"pk-copy-shared-insert-destinations", "::mlir::func::FuncOp"> {
-  let summary = "A slice inserted into a value that is also stored goes "
-                "into a copy of it";
+  let summary = "A slice inserted into a value that is also stored, or "
+                "into a read-only ref's contents, goes into a copy of it";
   let description = [{
     `r1[...] = v; r2[...] = v; r1[0] = w` stores `v` into r2 and
     `insert_slice w into v` into r1. Empty-tensor elimination then computes
@@ -492,14 +492,31 @@ def PkCopySharedInsertDestinations
     r2 and the insert updates a private buffer: what bufferization would
     copy anyway, where the elimination cannot see through.
 
+    `o[...] = x[...]; o[1:-1] = v` inserts `v` into the contents of `x`, a
+    ref the kernel only reads (a `bufferization.to_tensor` that is not
+    `writable`): bufferization copies them into a temporary, inserts `v`
+    there, and copies the temporary into `o`, three passes over the array
+    where one copy does. Such a destination is given an explicit copy into
+    an empty tensor (`linalg.copy`), which empty-tensor elimination then
+    places in `o`: `x` is copied into `o` and `v` computed into its slice.
+
     ```mlir
     %1 = tensor.insert_slice %w into %v[0] [1] [1]
     // becomes, when %v is also stored
     %c = bufferization.alloc_tensor() copy(%v) : tensor<3xf64>
     %1 = tensor.insert_slice %w into %c[0] [1] [1]
+
+    %x = bufferization.to_tensor %arg0 restrict : memref<8xf32> to tensor<8xf32>
+    %2 = tensor.insert_slice %w into %x[1] [6] [1]
+    // becomes
+    %e = tensor.empty() : tensor<8xf32>
+    %c = linalg.copy ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>)
+    %2 = tensor.insert_slice %w into %c[1] [6] [1]
     ```
   }];
-  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def PkUnshareInits : Pass<"pk-unshare-inits", "::mlir::func::FuncOp"> {

@@ -32,4 +32,22 @@ def PkForwardStores : Pass<"pk-forward-stores", "::mlir::pk::KernelOp"> {
   }];
 }
 
+def PkPrintAccesses : Pass<"pk-print-accesses", "::mlir::pk::KernelOp"> {
+  let summary = "Report what each stored array reads, as remarks";
+  let description = [{
+    The analysis picokernel.dask plans its graphs with
+    (`Dialect/Pk/Analysis/Accesses.h`), printed as a remark on each store of
+    a kernel through pk-forward-stores: the index of each read as a function
+    of the stored array's indices `o0, o1, ...` and of reduction indices
+    `r0, r1, ...`, and how blocks' partial results combine when the stored
+    value ends with a reduction. `?` is an index the analysis cannot follow
+    (`?o1`: one that depends on `o1` in a way it cannot say).
+
+    ```mlir
+    // o[1:-1] = x[2:] - 2 * x[1:-1] + x[:-2]; o's ends read o itself:
+    // remark: stores arg1: reads arg1[o0], arg0[o0 + 1], arg0[o0], arg0[o0 - 1]
+    ```
+  }];
+}
+
 #endif // PICOKERNEL_DIALECT_PK_TRANSFORMS_PASSES_TD
