@@ -21,12 +21,11 @@ dtypes run the compiled code directly.
     print(fma.show_ir(a, b, c, o))
 """
 
-import atexit
+import collections
 import inspect
-import logging
 import operator
+import os
 import sys
-import uuid
 from collections import namedtuple
 
 import numpy as np
@@ -35,55 +34,8 @@ from . import _interpreter, _picokernel
 from ._picokernel import Ref, Value
 
 
-# Logging: every compile and its reason, disk-cache loads and evictions at
-# INFO, and warnings, go to the "picokernel" logger (the C++ runtime queues
-# them; calls hand them over as they return). PK_LOG_COMPILES=1 shows the
-# INFO records on stderr whatever the logger's level; warnings reach
-# stderr as Python's do when logging is not configured.
-_logger = logging.getLogger("picokernel")
-
-
-def _switched_on(name):
-    """Whether environment variable `name` (a switch, off when unset) is on,
-    read as the runtime reads PK_CACHE."""
-    return _picokernel._environment_switch(name, False)
-
-
-def _log_compiles():
-    return _switched_on("PK_LOG_COMPILES")
-
-
-class _StderrHandler(logging.Handler):
-    """picokernel's warnings on sys.stderr, as "picokernel: message", where
-    logging has no handler of its own (as Python's last-resort handler would
-    print them, which a handler here otherwise stops)."""
-
-    def emit(self, record):
-        if (record.levelno < logging.WARNING or logging.getLogger().handlers
-                or len(_logger.handlers) > 1):
-            return
-        try:
-            sys.stderr.write(f"picokernel: {record.getMessage()}\n")
-        except Exception:
-            self.handleError(record)
-
-
-_logger.addHandler(_StderrHandler())
-
-
-def _log_record(level, message):
-    """Logs one of the runtime's records ("info" or "warning"); with
-    PK_LOG_COMPILES=1 an INFO record is also printed on stderr, whatever
-    logging's configuration."""
-    if level == "warning":
-        _logger.warning(message)
-        return
-    if _log_compiles():
-        sys.stderr.write(f"picokernel: {message}\n")
-    _logger.info(message)
-
-
-atexit.register(lambda: _picokernel._flush_log())
+# Logging (the "picokernel" logger): _log_record is what the runtime calls.
+from ._logging import _log_record, _switched_on  # noqa: E402,F401
 
 
 def _traced_or_numpy(name, traced, numpy_function):
@@ -412,7 +364,9 @@ class Kernel(_picokernel.Kernel):
                              max_device_bytes=max_device_bytes, dynamic=dynamic)
         self._param_names = names
         self._recent = None
-        self._token = uuid.uuid4().hex
+        # (os.urandom: the uuid module loads libuuid, a library the wheel
+        # does not carry.)
+        self._token = os.urandom(16).hex()
 
     def _compiles(self):
         info = self._cache_info()
@@ -514,7 +468,7 @@ class Kernel(_picokernel.Kernel):
             found = getattr(found, part, None)
         if found is self and self.__module__ != "__main__":
             return self.__qualname__
-        return (_rebuild_kernel, (self.__wrapped__, self._options))
+        return (_rebuild_kernel, (self.__wrapped__, self._options, self._token))
 
     def __dask_tokenize__(self):
         # Dask names a graph's keys by its functions' tokens: two kernels
@@ -543,8 +497,22 @@ class InterpretedKernel(Kernel):
         _interpreter.run(self.__wrapped__, names, arrays, converted, _error)
 
 
-def _rebuild_kernel(fn, options):
-    return Kernel(fn, **options)
+# Kernels unpickled by value in this process, by their token: a Dask worker
+# unpickles one per task, and each would compile anew.
+_REBUILT = collections.OrderedDict()
+
+
+def _rebuild_kernel(fn, options, token=None):
+    if token is None:
+        return Kernel(fn, **options)
+    kernel = _REBUILT.pop(token, None)
+    if kernel is None:
+        kernel = Kernel(fn, **options)
+        kernel._token = token
+    _REBUILT[token] = kernel
+    while len(_REBUILT) > 256:
+        _REBUILT.popitem(last=False)
+    return kernel
 
 
 def kernel(fn=None, *, backend="cpu", **options):

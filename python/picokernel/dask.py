@@ -127,8 +127,8 @@ class _Graph:
         mlir, reads_sizes = self._trace([a.shape for a in arrays])
         self.stores = _picokernel._accesses(mlir)
         self.outputs_refs = sorted(store["ref"] for store in self.stores)
-        self._partial_sums_in_float64()
         self.read_refs = {ref for store in self.stores for ref, _ in store["reads"]}
+        self._partial_sums_in_float64()
         if reads_sizes:
             warnings.warn(
                 f"kernel {kernel.name!r} reads sizes (x.shape, len(x)): "
@@ -161,8 +161,11 @@ class _Graph:
         the whole does not, so the analysis refuses to combine blocks. The
         kernel stores the parts in float64 instead, rounded once combined,
         where traced so its sum is still the final, combinable step."""
+        self.given_stores = self.stores
         if len(self.stores) != 1 or self.stores[0]["combine"] is not None:
             return
+        if self.outputs_refs[0] in self.read_refs:
+            return  # its contents are read in its own type
         dtype = self.arrays[self.outputs_refs[0]].dtype
         if not (dtype.kind == "f" or dtype.name == "bfloat16") or dtype.itemsize >= 8:
             return
@@ -233,8 +236,9 @@ class _Graph:
                                               2 * self.depth[root])
         self.combined = [root for root in self.combined
                          if self.chunks[root] is not None and len(self.chunks[root]) > 1]
-        if not self.combined:
-            self.partial_dtype = None  # the kernel's own output
+        if not self.combined:  # the kernel as it is
+            self.partial_dtype = None
+            self.stores = self.given_stores
 
     def _blocks_trace_alike(self, most=48):
         """Why the kernel, traced for the shapes its blocks have, reads
@@ -476,7 +480,9 @@ class _Graph:
                 axis=axes, keepdims=False, dtype=partial, concatenate=True,
                 meta=np.empty((0,) * len(index), dtype=partial))
             if partial != dtype:
-                array = array.astype(dtype)
+                array = array.map_blocks(functools.partial(_rounded, to=dtype),
+                                         dtype=dtype, meta=np.empty(
+                    (0,) * array.ndim, dtype=dtype))
         return array
 
 
@@ -499,6 +505,13 @@ def _at_least(chunks, depth):
         last = merged.pop()
         merged[-1] += last
     return tuple(merged)
+
+
+def _rounded(block, to):
+    """A block of float64 partial results combined, rounded to the stored
+    type as the kernel's store rounds (to infinity, without a warning)."""
+    with np.errstate(over="ignore"):
+        return block.astype(to)
 
 
 def _with_halos(chunks, depth):

@@ -513,3 +513,55 @@ def test_a_kernel_of_main_runs_on_a_cluster(tmp_path):
                             text=True, timeout=180)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "[0.0, 2.0, 4.0, 6.0, 8.0, 10.0]" in result.stdout
+
+
+# A second review's findings.
+
+@pk.kernel
+def sum_times_output(x, o):
+    o[...] = (x[...] * o[...]).sum()
+
+
+@pk.kernel
+def sum_by_zero(x, o):
+    o[...] = x[...].sum() / 0.0
+
+
+@pk.kernel
+def row_sums(x, o):
+    o[...] = x[...].sum(axis=1)
+
+
+def test_block_parts_that_would_overflow_run_whole():
+    on_blocks_as_whole(plain_sum, np.array([40000, 40000, -40000, -40000]),
+                       np.zeros((), np.float16), chunks=2)
+    on_blocks_as_whole(sum_times_output, np.array([3e38, 3e38, -3e38, -3e38]),
+                       np.ones((), np.float32), chunks=2)
+    on_blocks_as_whole(sum_by_zero, np.array([1.0, -2.0]), np.zeros(()), chunks=1)
+
+
+def test_a_narrower_output_of_unsplit_reductions_stays_split():
+    x = da.from_array(np.arange(48.0).reshape(6, 8), chunks=(2, 8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        o = row_sums(x, np.zeros(6, np.float32))
+    assert kernel_blocks(o) == 3
+    np.testing.assert_array_equal(o.compute(scheduler="sync"),
+                                  np.arange(48.0).reshape(6, 8).sum(axis=1))
+
+
+def test_a_kernel_unpickled_by_value_again_is_the_same_kernel():
+    import cloudpickle
+    import pickle
+
+    @pk.kernel
+    def local(x, o):
+        o[...] = x[...] + 1
+
+    payload = cloudpickle.dumps(local)
+    first, second = pickle.loads(payload), pickle.loads(payload)
+    assert first is second and first is not local  # compiled once per process
+    x = np.arange(3.0)
+    o = np.empty(3)
+    first(x, o)
+    np.testing.assert_array_equal(o, x + 1)

@@ -139,3 +139,22 @@ pk.kernel @centered(%x: !pk.ref<4xf32>, %o: !pk.ref<f32>) {
   pk.store %t, %o : tensor<f32> -> !pk.ref<f32>
   pk.return
 }
+
+// -----
+
+// Divided by a constant below 1, or converted to float16, a block's part
+// may overflow where the whole does not: no combining.
+pk.kernel @overflowing(%x: !pk.ref<4xf64>, %i: !pk.ref<4xi64>, %o: !pk.ref<f64>, %h: !pk.ref<f16>) {
+  %v = pk.load %x : !pk.ref<4xf64> -> tensor<4xf64>
+  %s = pk.reduce_sum %v axes = [0] : tensor<4xf64> -> tensor<f64>
+  %n = pk.constant dense<0.5> : tensor<f64>
+  %m = pk.div %s, %n : tensor<f64>
+  %w = pk.load %i : !pk.ref<4xi64> -> tensor<4xi64>
+  %t = pk.reduce_sum %w axes = [0] : tensor<4xi64> -> tensor<i64>
+  %c = pk.cast %t : tensor<i64> -> tensor<f16>
+  // expected-remark @below {{stores arg2: reads arg0[r0]; r0: sum of 4}}
+  pk.store %m, %o : tensor<f64> -> !pk.ref<f64>
+  // expected-remark @below {{stores arg3: reads arg1[r0]; r0: sum of 4}}
+  pk.store %c, %h : tensor<f16> -> !pk.ref<f16>
+  pk.return
+}

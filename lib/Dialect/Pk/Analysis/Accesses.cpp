@@ -13,6 +13,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
 #include <set>
 
 using namespace mlir;
@@ -87,7 +88,9 @@ bool castsCommute(ArrayRef<std::pair<Type, Type>> chain, CombineKind kind) {
       continue;
     }
     if (fromInt && isa<FloatType>(to)) {
-      if (i != 0)
+      // float16 holds no more than 65504: a block's part may overflow.
+      if (i != 0 || (kind != CombineKind::Max && kind != CombineKind::Min &&
+                     isa<Float16Type>(to)))
         return false;
       continue;
     }
@@ -144,8 +147,9 @@ Type elementTypeOf(Value value) {
 /// The reduction a stored value ends with, when its blocks' partial
 /// results combine (see StoreAccesses::combine): a sum, max or min, cast
 /// (castsCommute); or a sum divided by a number: by the count of what it
-/// sums, a mean (each block divides by its own count); by another constant,
-/// a sum still (dividing by a constant distributes over the sum).
+/// sums, a mean (each block divides by its own count); by another constant
+/// of magnitude at least 1, a sum still (dividing distributes over the sum,
+/// and makes no block's part overflow).
 std::pair<Operation *, CombineKind> finalReduction(Value stored) {
   SmallVector<std::pair<Type, Type>> casts;
   Value value = stored;
@@ -172,6 +176,8 @@ std::pair<Operation *, CombineKind> finalReduction(Value stored) {
     kind = CombineKind::None;
   else if (divided && (byCount || *divisor == (double)reducedCount(op)))
     kind = CombineKind::Mean;
+  else if (divided && !(std::abs(*divisor) >= 1.0))
+    kind = CombineKind::None; // a block's part divided may overflow
   std::reverse(casts.begin(), casts.end());
   if (kind == CombineKind::None || !castsCommute(casts, kind))
     return {nullptr, CombineKind::None};
