@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "picokernel/Target/LLVMIR.h"
+#include "picokernel/Target/PTX.h"
 #include "picokernel/Target/PkToListing.h"
 #include "picokernel/Target/PkToObject.h"
 #include "picokernel/Target/SPIRV.h"
@@ -27,6 +28,7 @@ int main(int argc, char **argv) {
   mlir::pk::registerToLLVMIRTranslation();
   mlir::pk::registerToObjectTranslations();
   mlir::pk::registerToSpirvTranslations();
+  mlir::pk::registerToPtxTranslation();
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "picokernel translation driver\n"));
 }

@@ -2,6 +2,7 @@
 # lit configuration for the picokernel tests.
 
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -19,7 +20,18 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 # Optional parts of the build (CMake PK_ENABLE_*), for REQUIRES: lines.
 if config.pk_enable_spirv_cross:
     config.available_features.add("spirv-cross")
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# The CUDA toolkit's ptxas checks the PTX pk-translate makes (REQUIRES: ptxas).
+ptxas = shutil.which("ptxas") or next(
+    (os.path.join(root, "bin", "ptxas")
+     for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda")
+     if root and os.access(os.path.join(root, "bin", "ptxas"), os.X_OK)), None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+else:
+    lit_config.note("ptxas (CUDA toolkit) not found: PTX tests are unsupported")
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"])
 llvm_config.use_default_substitutions()
 
 # Our tools first, then LLVM's (FileCheck, not, split-file, mlir-runner).

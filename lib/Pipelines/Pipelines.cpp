@@ -3,6 +3,7 @@
 #include "picokernel/Pipelines/Pipelines.h"
 #include "picokernel/Conversion/Passes.h"
 #include "picokernel/Dialect/Pk/Transforms/Passes.h"
+#include "picokernel/Support/Environment.h"
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -11,6 +12,7 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -158,12 +160,11 @@ void mlir::pk::buildPkCpuPipeline(OpPassManager &pm,
     buildCpuStage(pm, stage, options);
 }
 
-void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
-                                      const SpirvPipelineOptions &options) {
-  // SPIR-V for Vulkan has no bfloat16: its arithmetic runs in float32, its
-  // conversions as bit operations, and its arrays are stored as i16.
-  addNarrowFloatEmulation(pm);
-  pm.addPass(createPkStoreBF16AsI16());
+namespace mlir::pk {
+namespace {
+/// Bufferized linalg to outlined GPU kernels, all in one gpu.module, and
+/// the host function launching them: what SPIR-V and NVVM share.
+void addGpuKernels(OpPassManager &pm, int64_t blockSize) {
   // Matmuls as tiled kernels that stage their operands in shared memory,
   // reductions as a workgroup per output that combines in shared memory;
   // everything else one thread per element of its output.
@@ -174,11 +175,11 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Loads and stores through views index the whole buffers instead: only
   // whole buffers become kernel arguments (SPIR-V drops the offset of some
-  // views, such as 0-d ones).
+  // views, such as 0-d ones; NVVM's bare pointers have no offset either).
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
   pm.addNestedPass<func::FuncOp>(createPkLinearizeDynamicBuffersForGpu());
   PkTileParallelLoopsForGpuOptions tiling;
-  tiling.workgroupSize = options.workgroupSize;
+  tiling.workgroupSize = blockSize;
   pm.addNestedPass<func::FuncOp>(createPkTileParallelLoopsForGpu(tiling));
   pm.addPass(createConvertParallelLoopToGpuPass());
   pm.addPass(createLowerAffinePass());
@@ -191,6 +192,34 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
   // dynamic sizes remain as kernel arguments.
   pm.addNestedPass<func::FuncOp>(createPkSinkIndexComputationsForSpirv());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createPkMergeGpuModules());
+}
+
+/// The stages before the GPU's own: linalg, fused, long reductions split,
+/// bufferized.
+void addGpuFrontStages(OpPassManager &pm) {
+  buildPkToLinalgPipeline(pm);
+  buildPkFusionPipeline(pm);
+  // Long reductions as blocks, a workgroup each (pk-reduce-in-workgroups),
+  // then one workgroup combines the blocks' results: a single workgroup
+  // would reduce them all.
+  PkSplitReductionsOptions split;
+  split.pairwise = false;
+  pm.addNestedPass<func::FuncOp>(createPkSplitReductions(split));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  buildPkBufferizationPipeline(pm);
+}
+} // namespace
+} // namespace mlir::pk
+
+void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
+                                      const SpirvPipelineOptions &options) {
+  // SPIR-V for Vulkan has no bfloat16: its arithmetic runs in float32, its
+  // conversions as bit operations, and its arrays are stored as i16.
+  addNarrowFloatEmulation(pm);
+  pm.addPass(createPkStoreBF16AsI16());
+  mlir::pk::addGpuKernels(pm, options.workgroupSize);
   PkPrepareSpirvKernelsOptions prepare;
   prepare.vulkanVersion = options.vulkanVersion;
   pm.addPass(createPkPrepareSpirvKernels(prepare));
@@ -219,18 +248,48 @@ void mlir::pk::buildPkToSpirvPipeline(OpPassManager &pm,
 
 void mlir::pk::buildPkSpirvPipeline(OpPassManager &pm,
                                     const SpirvPipelineOptions &options) {
-  buildPkToLinalgPipeline(pm);
-  buildPkFusionPipeline(pm);
-  // Long reductions as blocks, a workgroup each (pk-reduce-in-workgroups),
-  // then one workgroup combines the blocks' results: a single workgroup
-  // would reduce them all.
-  PkSplitReductionsOptions split;
-  split.pairwise = false;
-  pm.addNestedPass<func::FuncOp>(createPkSplitReductions(split));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  buildPkBufferizationPipeline(pm);
+  mlir::pk::addGpuFrontStages(pm);
   buildPkToSpirvPipeline(pm, options);
+}
+
+void mlir::pk::buildPkToNvvmPipeline(OpPassManager &pm,
+                                     const CudaPipelineOptions &options) {
+  // bfloat16 and float16 arithmetic in float32, rounded after each op, as on
+  // the CPU (sm_80 has no bfloat16 add).
+  addNarrowFloatEmulation(pm);
+  mlir::pk::addGpuKernels(pm, options.blockSize);
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createPkSharedAllocsAsAttributions());
+  // LLVM's NVPTX frem is x - y * trunc(x / y), inexact as SPIR-V's.
+  kernels.addPass(createPkExactRemFForSpirv());
+  kernels.addPass(createSCFToControlFlowPass());
+  // Buffers as MLIR's memref descriptors (pointers, offset, sizes and
+  // strides, each a parameter); math as libdevice calls, and what libdevice
+  // lacks (integer abs, bit counts) as LLVM intrinsics.
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 64;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.optLevel = ::pk::defaults::kOptLevel;
+  if (options.ptxVersion != 0)
+    target.features = "+ptx" + std::to_string(options.ptxVersion);
+  pm.addPass(createGpuNVVMAttachTarget(target));
+}
+
+void mlir::pk::buildPkCudaPipeline(OpPassManager &pm,
+                                   const CudaPipelineOptions &options) {
+  mlir::pk::addGpuFrontStages(pm);
+  buildPkToNvvmPipeline(pm, options);
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = options.toolkit.empty() ? ::pk::cudaToolkitPath()
+                                               : std::string(options.toolkit);
+  pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
 const std::vector<std::string> &mlir::pk::cpuStageNames() {
@@ -288,4 +347,14 @@ void mlir::pk::registerPkPipelines() {
       "pk-spirv-pipeline",
       "pk kernels to SPIR-V kernels for Vulkan, plus their host function",
       buildPkSpirvPipeline);
+  PassPipelineRegistration<CudaPipelineOptions>(
+      "pk-to-nvvm-pipeline",
+      "bufferized linalg to GPU kernels in NVVM for NVIDIA GPUs (stage "
+      "'nvvm')",
+      buildPkToNvvmPipeline);
+  PassPipelineRegistration<CudaPipelineOptions>(
+      "pk-cuda-pipeline",
+      "pk kernels to PTX (or cubin) for NVIDIA GPUs, plus their host "
+      "function",
+      buildPkCudaPipeline);
 }

@@ -4,6 +4,7 @@
 #include "picokernel/Support/Log.h"
 
 #include "llvm/ADT/Hashing.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <array>
 #include <atomic>
@@ -55,6 +56,14 @@ bool environmentSwitch(llvm::StringRef name, bool unset) {
                   " is not one of 0/1, false/true, off/on, no/yes; it stays " +
                   (unset ? "on" : "off"));
   return unset;
+}
+
+std::string cudaToolkitPath() {
+  for (const char *name : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(name); value && *value)
+      return value;
+  const char *fallback = "/usr/local/cuda";
+  return llvm::sys::fs::is_directory(fallback) ? fallback : "";
 }
 
 } // namespace pk

@@ -1,11 +1,11 @@
-//===- PrepareSpirvKernels.cpp - one SPIR-V module, with its ABI ----------===//
+//===- PrepareSpirvKernels.cpp - SPIR-V target and entry-point ABI --------===//
 
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
-#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::pk {
 #define GEN_PASS_DEF_PKPREPARESPIRVKERNELS
@@ -23,16 +23,20 @@ struct PrepareSpirvKernelsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
+    if (gpuModules.size() > 1) {
+      gpuModules[1].emitError("expected one gpu.module of kernels (run "
+                              "pk-merge-gpu-modules first)");
+      return signalPassFailure();
+    }
     std::optional<spirv::Version> version = spirvVersionFor(vulkanVersion);
     if (!version) {
       module.emitError("unsupported vulkan-version '")
           << vulkanVersion << "' (supported: 1.0, 1.1, 1.2, 1.3)";
       return signalPassFailure();
     }
-    SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
     if (gpuModules.empty())
       return;
-    mergeInto(gpuModules.front(), ArrayRef(gpuModules).drop_front());
     MLIRContext *context = &getContext();
     // Every element type a kernel may use, stored in buffers: the
     // capabilities Vulkan drivers commonly offer (lavapipe, NVIDIA, AMD,
@@ -82,33 +86,6 @@ struct PrepareSpirvKernelsPass
         .Case("1.0", spirv::Version::V_1_0)
         .Cases({"1.1", "1.2", "1.3"}, spirv::Version::V_1_3)
         .Default(std::nullopt);
-  }
-
-  /// Moves the kernels of `others` into `target` and points every launch at
-  /// their new home.
-  void mergeInto(gpu::GPUModuleOp target, ArrayRef<gpu::GPUModuleOp> others) {
-    ModuleOp module = getOperation();
-    SymbolTable symbols(target);
-    for (gpu::GPUModuleOp other : others) {
-      for (Operation &op :
-           llvm::make_early_inc_range(other.getBody()->getOperations())) {
-        auto kernel = dyn_cast<gpu::GPUFuncOp>(op);
-        if (!kernel)
-          continue;
-        StringAttr oldName = SymbolTable::getSymbolName(kernel);
-        kernel->remove();
-        StringAttr newName = symbols.insert(kernel); // renamed if taken
-        auto oldRef = SymbolRefAttr::get(other.getSymNameAttr(),
-                                         {FlatSymbolRefAttr::get(oldName)});
-        auto newRef = SymbolRefAttr::get(target.getSymNameAttr(),
-                                         {FlatSymbolRefAttr::get(newName)});
-        module.walk([&](gpu::LaunchFuncOp launch) {
-          if (launch.getKernel() == oldRef)
-            launch.setKernelAttr(newRef);
-        });
-      }
-      other.erase();
-    }
   }
 };
 

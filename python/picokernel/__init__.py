@@ -412,9 +412,15 @@ class Kernel(_picokernel.Kernel):
         stage: 'pk' (as traced), 'linalg', 'fused', 'tiled', 'bufferized' or
         'llvm' (MLIR's LLVM dialect); 'llvmir' (LLVM IR as LLVM optimizes it
         for this CPU) or 'asm' (this CPU's assembly), as the JIT compiles
-        it. Without arrays, of the most recent trace (see show_ir).
+        it; or 'ptx': its GPU kernels as PTX for NVIDIA GPUs (sm_80 and
+        later; the CUDA toolkit's libdevice for math functions). Without
+        arrays, of the most recent trace (see show_ir).
         PK_PERF=1 when kernels compile shows them by name in `perf report`
         (LLVM's jitdump) and in debuggers (GDB's JIT interface)."""
+        if stage == "ptx":
+            traced = self._traced(arrays) if arrays else \
+                self._most_recent_or_raise("lower")
+            return _picokernel._ptx(traced[1])
         if not arrays:
             mlir = self._most_recent_or_raise("lower")[1]
             return _picokernel._lower_mlir(mlir, stage)

@@ -11,8 +11,10 @@
 #include "NumPy.h"
 #include "Tracing.h"
 
+#include "picokernel/Compiler/CudaCompiler.h"
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Runtime/CompiledKernel.h"
+#include "picokernel/Support/CompileError.h"
 #include "picokernel/Support/Fork.h"
 #include "picokernel/Target/Listing.h"
 
@@ -27,25 +29,69 @@ namespace nb = nanobind;
 namespace pk::python {
 namespace {
 
-/// The pk module printed as `text` lowered up to `stage` (see
-/// lowerToStage), in a context of its own.
-std::string lowerText(const std::string &text, const std::string &stage) {
-  mlir::DialectRegistry registry;
-  mlir::pk::registerPkCompilerDialects(registry);
-  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler capture(&context, [&](mlir::Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return mlir::success();
-  });
+/// Parses the pk module printed as `text` into `context` (which owns it
+/// and whose diagnostics `diagnostics` collects); `what` names the caller
+/// in the error.
+mlir::OwningOpRef<mlir::ModuleOp> parseText(const std::string &text,
+                                            mlir::MLIRContext &context,
+                                            const std::string &diagnostics,
+                                            const char *what) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, &context);
   if (!module)
     throw nb::value_error(
-        ("lower: the module does not parse: " + diagnostics).c_str());
+        (std::string(what) + ": the module does not parse: " + diagnostics)
+            .c_str());
+  return module;
+}
+
+/// A context of its own for a printed module, which collects diagnostics.
+struct OwnContext {
+  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler capture{&context, [this](mlir::Diagnostic &d) {
+                                          diagnostics += d.str() + "\n";
+                                          return mlir::success();
+                                        }};
+  OwnContext() {
+    mlir::DialectRegistry registry;
+    mlir::pk::registerPkCompilerDialects(registry);
+    context.appendDialectRegistry(registry);
+  }
+};
+
+/// The pk module printed as `text` lowered up to `stage` (see
+/// lowerToStage), in a context of its own.
+std::string lowerText(const std::string &text, const std::string &stage) {
+  OwnContext own;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      parseText(text, own.context, own.diagnostics, "lower");
   ReleaseGil release;
   pk::CompileGate gate;
   return lowerToStage(*module, stage);
+}
+
+/// The PTX of the pk module printed as `text` (mlir::pk::compileToPtx), for
+/// `chip` ("": the default) and a PTX version (0: the chip's oldest).
+std::string ptxText(const std::string &text, const std::string &chip,
+                    unsigned ptxVersion) {
+  OwnContext own;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      parseText(text, own.context, own.diagnostics, "lower");
+  mlir::pk::CudaPipelineOptions options;
+  if (!chip.empty())
+    options.chip = chip;
+  options.ptxVersion = ptxVersion;
+  std::string ptx;
+  bool failed;
+  {
+    ReleaseGil release;
+    pk::CompileGate gate;
+    failed = mlir::failed(mlir::pk::compileToPtx(*module, options, ptx));
+  }
+  if (failed)
+    throw pk::CompileError("lower: PTX: " + own.diagnostics);
+  return ptx;
 }
 
 /// Traces `function` for arrays of the given shapes and dtypes: its
@@ -111,6 +157,9 @@ void bindIntrospection(nb::module_ &m) {
   m.def("_trace_function", &traceFunction);
   m.def("_lower_mlir", &lowerText, nb::arg("mlir"), nb::arg("stage"),
         "The pk module `mlir` (a KernelIR's) lowered up to `stage`.");
+  m.def("_ptx", &ptxText, nb::arg("mlir"), nb::arg("chip") = "",
+        nb::arg("ptx_version") = 0,
+        "The PTX of the pk module `mlir` (a KernelIR's) for NVIDIA GPUs.");
 }
 
 } // namespace pk::python

@@ -3,15 +3,16 @@
 // libFuzzer target: the input is MLIR text (split at `// -----`). Every
 // chunk that parses into a module of pk kernels goes through each
 // translation pk-translate offers: the C header, an object file for a
-// generic x86-64 CPU, SPIR-V for Vulkan (serialized and validated by the
-// serializer's own checks), and Metal Shading Language and GLSL through
-// SPIRV-Cross. Diagnostics are expected; crashes, sanitizer reports and
-// hangs are bugs.
+// generic x86-64 CPU, PTX for NVIDIA GPUs, SPIR-V for Vulkan (serialized and
+// validated by the serializer's own checks), and Metal Shading Language and
+// GLSL through SPIRV-Cross. Diagnostics are expected; crashes, sanitizer
+// reports and hangs are bugs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MlirChunks.h"
 
+#include "picokernel/Compiler/CudaCompiler.h"
 #include "picokernel/Target/PkToObject.h"
 #include "picokernel/Target/SPIRV.h"
 
@@ -30,7 +31,13 @@ void translate(mlir::ModuleOp module) {
   llvm::SmallVector<char> object;
   (void)mlir::pk::compileToObject(module, objectOptions, object);
 
-  // SPIR-V compiles the module in place: last.
+  // PTX and SPIR-V compile the module in place: PTX a copy, SPIR-V last.
+  {
+    mlir::OwningOpRef<mlir::ModuleOp> copy(module.clone());
+    std::string ptx;
+    (void)mlir::pk::compileToPtx(*copy, mlir::pk::CudaPipelineOptions(), ptx);
+  }
+
   llvm::SmallVector<uint32_t> binary;
   if (mlir::failed(mlir::pk::compileToSpirv(
           module, mlir::pk::SpirvPipelineOptions(), binary)) ||

@@ -75,6 +75,35 @@ struct SpirvPipelineOptions : public PassPipelineOptions<SpirvPipelineOptions> {
   }
 };
 
+struct CudaPipelineOptions : public PassPipelineOptions<CudaPipelineOptions> {
+  Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block (the tile size of the innermost "
+                     "parallel dimension)"),
+      llvm::cl::init(::pk::defaults::kCudaBlockSize)};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("Target NVIDIA architecture (sm_80: Ampere and later, "
+                     "whose drivers compile the PTX for their device)"),
+      llvm::cl::init(std::string(::pk::defaults::kCudaChip))};
+  Option<unsigned> ptxVersion{
+      *this, "ptx-version",
+      llvm::cl::desc("PTX ISA version times ten (80: PTX 8.0; 0: the oldest "
+                     "that the chip allows)"),
+      llvm::cl::init(0)};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What gpu-module-to-binary makes: isa (PTX text), bin "
+                     "(a cubin, through the toolkit's ptxas) or fatbin"),
+      llvm::cl::init("isa")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit directory, for libdevice (math "
+                     "functions) and ptxas (default: CUDA_ROOT, CUDA_HOME, "
+                     "CUDA_PATH, then /usr/local/cuda)"),
+      llvm::cl::init("")};
+};
+
 void buildPkToLinalgPipeline(OpPassManager &pm);
 void buildPkFusionPipeline(OpPassManager &pm);
 void buildPkCpuTilingPipeline(OpPassManager &pm,
@@ -95,6 +124,16 @@ void buildPkToSpirvPipeline(OpPassManager &pm,
 void buildPkSpirvPipeline(OpPassManager &pm,
                           const SpirvPipelineOptions &options);
 
+/// Bufferized linalg to GPU kernels in one gpu.module of NVVM (LLVM
+/// dialect) with its #nvvm.target, plus the host function launching them:
+/// the GPU tiling and outlining shared with SPIR-V, then
+/// convert-gpu-to-nvvm with bare pointers for buffers (stage 'nvvm').
+void buildPkToNvvmPipeline(OpPassManager &pm,
+                           const CudaPipelineOptions &options);
+/// linalg, fused, bufferized, nvvm, then gpu-module-to-binary: the kernels
+/// as a gpu.binary of PTX (or cubin).
+void buildPkCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options);
+
 /// The stage names, in order: "linalg", "fused", "tiled", "bufferized",
 /// "llvm".
 const std::vector<std::string> &cpuStageNames();
@@ -102,7 +141,8 @@ const std::vector<std::string> &cpuStageNames();
 bool buildCpuStage(OpPassManager &pm, const std::string &stage,
                    const CpuPipelineOptions &options);
 
-/// Registers --pk-cpu-pipeline, --pk-spirv-pipeline and the stage pipelines.
+/// Registers --pk-cpu-pipeline, --pk-spirv-pipeline, --pk-cuda-pipeline and
+/// the stage pipelines.
 void registerPkPipelines();
 
 } // namespace mlir::pk

@@ -83,6 +83,13 @@ inline constexpr int64_t kWorkgroupSize = 64;
 /// runs on (storage of 16-bit types is core there).
 inline constexpr const char *kVulkanVersion = "1.1";
 
+/// The NVIDIA architecture PTX is compiled for: Ampere (A100) and later run
+/// it, as the CUDA driver compiles PTX for the device it loads on.
+inline constexpr const char *kCudaChip = "sm_80";
+
+/// Threads per CUDA block (the tile size of the innermost parallel loop).
+inline constexpr int64_t kCudaBlockSize = 128;
+
 /// Compiled variants one kernel keeps; the least recently used goes first.
 inline constexpr size_t kMaxCacheEntries = 64;
 

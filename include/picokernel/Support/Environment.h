@@ -2,7 +2,8 @@
 //
 // One reading of the on/off environment variables (PK_CACHE,
 // PK_LOG_COMPILES, PK_PERF, PK_LEAK_WARNINGS, and the Python package's
-// PK_DISABLE_JIT), so that each takes the same spellings.
+// PK_DISABLE_JIT), so that each takes the same spellings; and where the
+// CUDA toolkit is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace pk {
 
@@ -25,6 +27,11 @@ std::optional<bool> parseSwitch(llvm::StringRef value);
 /// (a log record naming the variable and the spellings), once per variable
 /// in a process. Read at every call, so that programs can flip switches.
 bool environmentSwitch(llvm::StringRef name, bool unset);
+
+/// The CUDA toolkit's directory (libdevice for math functions, ptxas): the
+/// first of CUDA_ROOT, CUDA_HOME and CUDA_PATH that is set, else
+/// /usr/local/cuda where it exists; empty without one.
+std::string cudaToolkitPath();
 
 } // namespace pk
 

@@ -966,12 +966,66 @@ def PkSinkIndexComputationsForSpirv
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def PkMergeGpuModules : Pass<"pk-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Gather the outlined GPU kernels into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes a `gpu.module` per launch. This pass moves
+    every kernel into the first one and points each `gpu.launch_func` at its
+    new home, so that a pk kernel compiles to one device module: one SPIR-V
+    module, one PTX module, loaded once by a runtime. Kernels are named as
+    identifiers (outlining derives their names from the function's, which
+    may be any string, such as `<lambda>`: PTX refuses those), each
+    character outside `[A-Za-z0-9_$]` replaced by `_`, and suffixed where two
+    names collide.
+
+    ```mlir
+    gpu.launch_func @first::@first ...
+    gpu.launch_func @second::@second ...
+    gpu.module @first { gpu.func @first(...) kernel { ... } }
+    gpu.module @second { gpu.func @second(...) kernel { ... } }
+    // becomes
+    gpu.launch_func @first::@first ...
+    gpu.launch_func @first::@second ...
+    gpu.module @first {
+      gpu.func @first(...) kernel { ... }
+      gpu.func @second(...) kernel { ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def PkSharedAllocsAsAttributions
+    : Pass<"pk-shared-allocs-as-attributions", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Shared-memory allocations of GPU kernels as attributions";
+  let description = [{
+    `pk-tile-matmul-for-gpu` and `pk-reduce-in-workgroups` stage data in
+    workgroup-shared memory through `memref.alloc`s in memory space 3, which
+    `convert-gpu-to-spirv` turns into Workgroup variables. NVVM has no such
+    lowering (an alloc becomes a call to `malloc`): this pass makes each
+    such allocation of static shape, wherever it is in a kernel, a workgroup
+    attribution of its `gpu.func` (a `.shared` array in PTX), and erases its
+    deallocations. Allocations of other memory spaces are left alone.
+
+    ```mlir
+    gpu.func @k() kernel {
+      %tile = memref.alloc() : memref<64x16xf32, 3>
+      ...
+    // becomes
+    gpu.func @k() workgroup(%tile : memref<64x16xf32, 3>) kernel {
+      ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def PkPrepareSpirvKernels : Pass<"pk-prepare-spirv-kernels",
                                  "::mlir::ModuleOp"> {
-  let summary = "Collect outlined GPU kernels for SPIR-V and set their ABI";
+  let summary = "Set the SPIR-V target and entry-point ABI of GPU kernels";
   let description = [{
-    Moves every outlined kernel into one `gpu.module` (so a pk kernel becomes
-    one SPIR-V module with one entry point per dispatch), sets the module's
+    For the kernels that `pk-merge-gpu-modules` gathered into one
+    `gpu.module` (a pk kernel becomes one SPIR-V module with one entry point
+    per dispatch): sets the module's
     `spirv.target_env` (Vulkan, by `vulkan-version`) and gives each kernel a
     `spirv.entry_point_abi` with the workgroup size it was tiled for — the
     attributes `convert-gpu-to-spirv` needs. Integer overflow flags are

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,42 @@ TEST(Environment, OtherValuesWarnOnceAndKeepTheDefault) {
   EXPECT_TRUE(again.warnings.empty());
   Reading other = readSwitch("PK_TEST_SWITCH_BAD_TOO", "2");
   EXPECT_EQ(other.warnings.size(), 1u);
+}
+
+/// Sets (or, for null, unsets) an environment variable until destroyed.
+class ScopedVariable {
+public:
+  ScopedVariable(const char *name, const char *value) : name(name) {
+    if (const char *old = std::getenv(name))
+      saved = old;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedVariable() {
+    if (saved)
+      setenv(name, saved->c_str(), 1);
+    else
+      unsetenv(name);
+  }
+
+private:
+  const char *name;
+  std::optional<std::string> saved;
+};
+
+TEST(Environment, CudaToolkitFromTheFirstVariableSet) {
+  ScopedVariable root("CUDA_ROOT", nullptr), home("CUDA_HOME", "/opt/home"),
+      path("CUDA_PATH", "/opt/path");
+  EXPECT_EQ(pk::cudaToolkitPath(), "/opt/home");
+  {
+    ScopedVariable first("CUDA_ROOT", "/opt/root");
+    EXPECT_EQ(pk::cudaToolkitPath(), "/opt/root");
+  }
+  // An empty value is unset.
+  ScopedVariable emptyHome("CUDA_HOME", "");
+  EXPECT_EQ(pk::cudaToolkitPath(), "/opt/path");
 }
 
 } // namespace
