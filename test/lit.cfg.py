@@ -30,6 +30,12 @@ if ptxas:
     config.substitutions.append(("%ptxas", ptxas))
 else:
     lit_config.note("ptxas (CUDA toolkit) not found: PTX tests are unsupported")
+# CUDA's libdevice, which kernels with math link (where pk::cudaToolkitPath
+# looks for the toolkit).
+toolkit = next((os.environ[name] for name in ("CUDA_ROOT", "CUDA_HOME", "CUDA_PATH")
+                if os.environ.get(name)), "/usr/local/cuda")
+if os.path.isfile(os.path.join(toolkit, "nvvm", "libdevice", "libdevice.10.bc")):
+    config.available_features.add("libdevice")
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
                                      "CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"])
 llvm_config.use_default_substitutions()

@@ -175,7 +175,7 @@ void addGpuKernels(OpPassManager &pm, int64_t blockSize) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Loads and stores through views index the whole buffers instead: only
   // whole buffers become kernel arguments (SPIR-V drops the offset of some
-  // views, such as 0-d ones; NVVM's bare pointers have no offset either).
+  // views, such as 0-d ones).
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
   pm.addNestedPass<func::FuncOp>(createPkLinearizeDynamicBuffersForGpu());
   PkTileParallelLoopsForGpuOptions tiling;
@@ -254,10 +254,19 @@ void mlir::pk::buildPkSpirvPipeline(OpPassManager &pm,
 
 void mlir::pk::buildPkToNvvmPipeline(OpPassManager &pm,
                                      const CudaPipelineOptions &options) {
-  // bfloat16 and float16 arithmetic in float32, rounded after each op, as on
-  // the CPU (sm_80 has no bfloat16 add).
+  // bfloat16 arithmetic in float32, rounded after each op, as on the CPU
+  // (sm_80 has no bfloat16 add); float16 math in float32.
   addNarrowFloatEmulation(pm);
   mlir::pk::addGpuKernels(pm, options.blockSize);
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.optLevel = ::pk::defaults::kOptLevel;
+  if (options.ptxVersion != 0)
+    target.features = "+ptx" + std::to_string(options.ptxVersion);
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  // Before anything reads the target: LLVM aborts on a PTX version that the
+  // chip does not allow.
+  pm.addPass(createPkCheckNvvmTarget());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createPkSharedAllocsAsAttributions());
   // LLVM's NVPTX frem is x - y * trunc(x / y), inexact as SPIR-V's.
@@ -273,12 +282,9 @@ void mlir::pk::buildPkToNvvmPipeline(OpPassManager &pm,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
-  GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.optLevel = ::pk::defaults::kOptLevel;
-  if (options.ptxVersion != 0)
-    target.features = "+ptx" + std::to_string(options.ptxVersion);
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  PkCheckLibdeviceOptions libdevice;
+  libdevice.toolkit = options.toolkit;
+  pm.addPass(createPkCheckLibdevice(libdevice));
 }
 
 void mlir::pk::buildPkCudaPipeline(OpPassManager &pm,

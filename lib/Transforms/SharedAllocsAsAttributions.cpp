@@ -4,6 +4,7 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace mlir::pk {
@@ -14,6 +15,8 @@ namespace mlir::pk {
 using namespace mlir;
 
 namespace {
+
+constexpr int64_t kSharedAlignment = 16;
 
 bool isShared(MemRefType type) {
   Attribute space = type.getMemorySpace();
@@ -36,6 +39,14 @@ struct SharedAllocsAsAttributionsPass
       for (memref::AllocOp alloc : allocs) {
         BlockArgument shared =
             kernel.addWorkgroupAttribution(alloc.getType(), alloc.getLoc());
+        // Aligned for vector loads (LLVM assumes 16 bytes where it
+        // vectorizes shared-memory accesses), or as the alloc asked.
+        int64_t alignment = std::max<int64_t>(kSharedAlignment,
+                                              alloc.getAlignment().value_or(0));
+        kernel.setWorkgroupAttributionAttr(
+            kernel.getNumWorkgroupAttributions() - 1,
+            LLVM::LLVMDialect::getAlignAttrName(),
+            IntegerAttr::get(IntegerType::get(&getContext(), 64), alignment));
         for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
           if (isa<memref::DeallocOp>(user))
             user->erase();

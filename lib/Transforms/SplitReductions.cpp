@@ -174,6 +174,8 @@ struct SplitReductionsPass
           << blockSize;
       return signalPassFailure();
     }
+    if (getOperation().isDeclaration())
+      return;
     // The function's own ops and those of its tile loops (rows of a
     // softmax, from pk-fuse-rows; there the blocks run serially, for the
     // accuracy). Reductions deeper down are already scheduled.

@@ -371,3 +371,7 @@ func.func @in_tile_loop(%x: tensor<4x8xf32>, %out: tensor<4xf32>) -> (tensor<4xf
   }
   return %r, %d : tensor<4xf32>, tensor<4xf32>
 }
+
+// A declaration has nothing to split (it crashed the pass).
+// CHECK-LABEL: func.func private @declared(memref<?xf32>)
+func.func private @declared(memref<?xf32>)

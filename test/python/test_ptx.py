@@ -217,15 +217,13 @@ def test_one_module_with_an_entry_per_launch():
     assert ".shared" in ptx and "malloc" not in ptx
 
 
-def test_without_libdevice_a_math_kernel_is_a_clear_error(tmp_path):
+def test_a_toolkit_without_libdevice_is_a_clear_error(tmp_path):
     """Math calls need CUDA's libdevice: with CUDA_HOME at a directory
-    without one, lowering a math kernel raises an error saying so (a kernel
-    without math needs none)."""
+    without one, lowering raises an error naming the function and the path
+    (MLIR's serializer looks there for every kernel)."""
     script = (
         "import numpy as np, picokernel as pk\n"
         "x = np.ones(8, np.float32)\n"
-        "k = pk.kernel(lambda x, o: o.__setitem__(..., x[...] * 2))\n"
-        "assert '.entry' in k.lower(x, np.empty_like(x), stage='ptx')\n"
         "k = pk.kernel(lambda x, o: o.__setitem__(..., pk.exp(x[...])))\n"
         "try:\n"
         "    k.lower(x, np.empty_like(x), stage='ptx')\n"
@@ -235,7 +233,8 @@ def test_without_libdevice_a_math_kernel_is_a_clear_error(tmp_path):
     out = subprocess.run([os.sys.executable, "-c", script], env=env,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert "libdevice.10.bc does not exist" in out.stdout, out.stdout + out.stderr
+    assert "calls __nv_expf, a math function of CUDA's libdevice, which was not found at " \
+        f"{tmp_path}/nvvm/libdevice/libdevice.10.bc" in out.stdout, out.stdout + out.stderr
 
 
 def test_lower_ptx_of_the_most_recent_trace():
@@ -243,3 +242,19 @@ def test_lower_ptx_of_the_most_recent_trace():
     k = pk.kernel(fma)
     k(x, x, x, np.empty_like(x))
     assert entries(k.lower(stage="ptx"))
+
+
+@pytest.mark.parametrize("chip, version, message", [
+    ("sm_80", 60, "PTX 6.0 is older than sm_80 allows (7.0 and later)"),
+    ("sm_90", 70, "PTX 7.0 is older than sm_90 allows (7.8 and later)"),
+    ("sm_999", 0, "unsupported NVIDIA architecture 'sm_999'"),
+    ("sm_80", 999, "unknown PTX version 99.9"),
+])
+def test_targets_llvm_would_abort_on_are_errors(chip, version, message):
+    """LLVM's NVPTX backend aborts the process on a PTX version older than
+    the architecture allows: the compile checks first and raises."""
+    x = np.ones(8, np.float32)
+    k = pk.kernel(fma)
+    k(x, x, x, np.empty_like(x))
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        pk._picokernel._ptx(k.ir.mlir, chip, version)

@@ -23,9 +23,9 @@ namespace mlir::pk {
 /// their PTX in `ptx`, every kernel in one PTX module; `ptx` stays empty
 /// when nothing runs on the GPU (the kernels only copy whole arrays).
 /// `options.format` is ignored (PTX is text). A kernel calling a math
-/// function needs CUDA's libdevice (`options.toolkit` or the toolkit MLIR
-/// finds): without it, an error names the function. Diagnostics go to the
-/// module's context.
+/// function needs CUDA's libdevice (`options.toolkit`, or the toolkit that
+/// pk::cudaToolkitPath finds): without it, an error names the function.
+/// Diagnostics go to the module's context; any error fails the compile.
 LogicalResult compileToPtx(ModuleOp module, const CudaPipelineOptions &options,
                            std::string &ptx);
 

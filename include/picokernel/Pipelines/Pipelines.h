@@ -126,8 +126,8 @@ void buildPkSpirvPipeline(OpPassManager &pm,
 
 /// Bufferized linalg to GPU kernels in one gpu.module of NVVM (LLVM
 /// dialect) with its #nvvm.target, plus the host function launching them:
-/// the GPU tiling and outlining shared with SPIR-V, then
-/// convert-gpu-to-nvvm with bare pointers for buffers (stage 'nvvm').
+/// the GPU tiling and outlining shared with SPIR-V, the target checked,
+/// then convert-gpu-to-nvvm with math as libdevice calls (stage 'nvvm').
 void buildPkToNvvmPipeline(OpPassManager &pm,
                            const CudaPipelineOptions &options);
 /// linalg, fused, bufferized, nvvm, then gpu-module-to-binary: the kernels

@@ -1019,6 +1019,44 @@ def PkSharedAllocsAsAttributions
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def PkCheckNvvmTarget : Pass<"pk-check-nvvm-target", "::mlir::ModuleOp"> {
+  let summary = "Check GPU kernels against what NVIDIA GPUs allow";
+  let description = [{
+    Runs right after `nvvm-attach-target`, so that what LLVM's NVPTX backend
+    would abort the process on, or compile into PTX that ptxas or the
+    driver refuses, is a diagnostic instead:
+    - each `gpu.module`'s `#nvvm.target`: an architecture LLVM knows, sm_70
+      or later; a PTX version LLVM knows (`+ptx80`), at least the oldest
+      the architecture allows;
+    - each `gpu.launch_func` of constant sizes: blocks of at most 1024
+      threads (x and y at most 1024, z at most 64), grids of at most
+      2^31 - 1 blocks in x and 65535 in y and z.
+
+    ```mlir
+    gpu.module @k [#nvvm.target<chip = "sm_80", features = "+ptx60">] {...}
+    // error: PTX 6.0 is older than sm_80 allows (7.0 and later)
+    ```
+  }];
+}
+
+def PkCheckLibdevice : Pass<"pk-check-libdevice", "::mlir::ModuleOp"> {
+  let summary = "Check that CUDA's libdevice is there for the math it calls";
+  let description = [{
+    `convert-gpu-to-nvvm` turns math into calls to CUDA's libdevice
+    (`__nv_expf`, ...), which `gpu-module-to-binary` links in from the CUDA
+    toolkit, at `nvvm/libdevice/libdevice.10.bc`. Where it is missing, the
+    calls would stay unresolved in the PTX (which ptxas and the driver
+    refuse): this pass makes that an error at the first call, naming the
+    function and where libdevice was looked for. Kernels without math need
+    no toolkit.
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit directory (empty: the one found from CUDA_ROOT, "
+           "CUDA_HOME, CUDA_PATH or /usr/local/cuda)">
+  ];
+}
+
 def PkPrepareSpirvKernels : Pass<"pk-prepare-spirv-kernels",
                                  "::mlir::ModuleOp"> {
   let summary = "Set the SPIR-V target and entry-point ABI of GPU kernels";

@@ -2,6 +2,7 @@
 
 #include "picokernel/Compiler/CudaCompiler.h"
 #include "picokernel/Compiler/Registry.h"
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Target/PTX.h"
 
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -25,6 +26,8 @@ LogicalResult toPtx(Operation *op, llvm::raw_ostream &os) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     return op->emitError("expected a builtin.module");
+  if (module.getOps<mlir::pk::KernelOp>().empty())
+    return module.emitError("no pk.kernel to compile");
   mlir::pk::CudaPipelineOptions options;
   if (smOption != 0)
     options.chip = "sm_" + std::to_string(smOption);

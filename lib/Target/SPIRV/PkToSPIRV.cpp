@@ -2,6 +2,7 @@
 
 #include "picokernel/Compiler/Registry.h"
 #include "picokernel/Config.h"
+#include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Support/Defaults.h"
 #include "picokernel/Target/SPIRV.h"
 
@@ -96,6 +97,8 @@ LogicalResult toBinary(Operation *op, SmallVectorImpl<uint32_t> &binary) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     return op->emitError("expected a builtin.module");
+  if (module.getOps<mlir::pk::KernelOp>().empty())
+    return module.emitError("no pk.kernel to compile");
   mlir::pk::SpirvPipelineOptions options;
   options.workgroupSize = workgroupSizeOption;
   options.vulkanVersion = vulkanVersionOption;

@@ -1,4 +1,4 @@
-// REQUIRES: ptxas
+// REQUIRES: ptxas, libdevice
 // pk-translate emits PTX that the CUDA toolkit's ptxas accepts, for Ampere
 // (the default, sm_80) and Hopper (sm_90, PTX 8.0).
 // RUN: split-file %s %t
@@ -13,6 +13,9 @@
 // RUN: %ptxas -arch=sm_90 %t/mixed.ptx -o %t/mixed90.cubin
 // RUN: FileCheck %s --check-prefix=MIXED < %t/mixed.ptx
 // RUN: not pk-translate --pk-to-ptx %t/copy.mlir -o %t/copy.ptx 2>&1 | FileCheck %s --check-prefix=COPY
+// RUN: not pk-translate --pk-to-ptx %t/empty.mlir -o %t/empty.ptx 2>&1 | FileCheck %s --check-prefix=EMPTY
+// Options LLVM would abort on are errors.
+// RUN: not pk-translate --pk-to-ptx --sm=90 --ptx-version=70 %t/fma.mlir 2>&1 | FileCheck %s --check-prefix=OLD-PTX
 
 // FMA: .version 7.0
 // FMA: .target sm_80
@@ -32,6 +35,8 @@
 // MIXED-NOT: .version
 
 // COPY: error: the kernel has no loop nest to run on the GPU (it only copies arrays)
+// EMPTY: error: no pk.kernel to compile
+// OLD-PTX: error: PTX 7.0 is older than sm_90 allows (7.8 and later)
 
 //--- fma.mlir
 pk.kernel @fma(%a: !pk.ref<1000xf32>, %b: !pk.ref<1000xf32>, %c: !pk.ref<1000xf32>, %o: !pk.ref<1000xf32>) {
@@ -63,4 +68,8 @@ pk.kernel @copy(%a: !pk.ref<8xf32>, %o: !pk.ref<8xf32>) {
   %0 = pk.load %a : !pk.ref<8xf32> -> tensor<8xf32>
   pk.store %0, %o : tensor<8xf32> -> !pk.ref<8xf32>
   pk.return
+}
+
+//--- empty.mlir
+module {
 }
