@@ -6,12 +6,28 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Regex.h"
 
 using namespace mlir;
+
+/// The first function the PTX declares but does not define (`.extern .func
+/// (.param .b32 func_retval0) __nv_expf(...)`): a libdevice function that
+/// the toolkit's libdevice did not provide. Empty if none.
+static std::string unresolvedFunction(StringRef ptx) {
+  llvm::Regex declaration("\\.extern[ \t]+\\.func[ \t]*(\\([^)]*\\))?[ \t]*"
+                          "([A-Za-z_$][A-Za-z0-9_$]*)");
+  SmallVector<StringRef, 3> groups;
+  if (!declaration.match(ptx, &groups))
+    return {};
+  return groups[2].str();
+}
 
 LogicalResult mlir::pk::compileToPtx(ModuleOp module,
                                      const CudaPipelineOptions &options,
                                      std::string &ptx) {
+  if (!module.getOps<gpu::GPUModuleOp>().empty())
+    return module.emitError("expected pk kernels, not GPU modules: the "
+                            "pipeline makes its own");
   prepareContextForCompilation(*module.getContext());
   CudaPipelineOptions isa;
   isa.copyOptionValuesFrom(options);
@@ -37,5 +53,12 @@ LogicalResult mlir::pk::compileToPtx(ModuleOp module,
            << binaries.size();
   auto object = cast<gpu::ObjectAttr>(binaries.front().getObjects()[0]);
   ptx = object.getObject().getValue().str();
+  if (std::string missing = unresolvedFunction(ptx); !missing.empty()) {
+    ptx.clear();
+    return binaries.front().emitError("the PTX calls ")
+           << missing
+           << ", which the toolkit's libdevice did not define (is "
+              "nvvm/libdevice/libdevice.10.bc CUDA's?)";
+  }
   return success();
 }

@@ -258,8 +258,10 @@ void mlir::pk::buildPkToNvvmPipeline(OpPassManager &pm,
   // (sm_80 has no bfloat16 add); float16 math in float32.
   addNarrowFloatEmulation(pm);
   mlir::pk::addGpuKernels(pm, options.blockSize);
+  pm.addPass(createPkLinearizeLargeGrids());
   GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
+  target.chip = options.chip.empty() ? std::string(::pk::defaults::kCudaChip)
+                                     : std::string(options.chip);
   target.optLevel = ::pk::defaults::kOptLevel;
   if (options.ptxVersion != 0)
     target.features = "+ptx" + std::to_string(options.ptxVersion);

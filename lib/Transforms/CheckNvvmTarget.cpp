@@ -22,6 +22,7 @@ using namespace mlir;
 
 namespace {
 
+constexpr StringLiteral kTriple = "nvptx64-nvidia-cuda";
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 constexpr int64_t kMaxBlockSize[3] = {1024, 1024, 64};
 constexpr int64_t kMaxGridSize[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
@@ -97,9 +98,15 @@ struct CheckNvvmTargetPass
     getOperation().walk([&](gpu::GPUModuleOp module) {
       for (Attribute attribute : module.getTargetsAttr()
                                      ? module.getTargetsAttr().getValue()
-                                     : ArrayRef<Attribute>())
-        if (auto target = dyn_cast<NVVM::NVVMTargetAttr>(attribute))
-          ok &= succeeded(checkTarget(module, target));
+                                     : ArrayRef<Attribute>()) {
+        auto target = dyn_cast<NVVM::NVVMTargetAttr>(attribute);
+        if (!target) {
+          module.emitError("not an NVIDIA target: ") << attribute;
+          ok = false;
+          continue;
+        }
+        ok &= succeeded(checkTarget(module, target));
+      }
     });
     getOperation().walk([&](gpu::LaunchFuncOp launch) {
       ok &= succeeded(checkLaunch(launch));
@@ -110,6 +117,10 @@ struct CheckNvvmTargetPass
 
   LogicalResult checkTarget(gpu::GPUModuleOp module,
                             NVVM::NVVMTargetAttr target) {
+    if (target.getTriple() != kTriple)
+      return module.emitError("NVIDIA GPUs are compiled for as ")
+             << kTriple << " (CUDA has no 32-bit PTX any more), not "
+             << target.getTriple();
     StringRef chip = target.getChip();
     std::string error;
     FailureOr<Architecture> architecture =
@@ -121,20 +132,59 @@ struct CheckNvvmTargetPass
              << chip
              << "' (sm_70 and later that LLVM knows, such as sm_80 "
                 "or sm_90)";
+    // The PTX version LLVM emits: the newest asked for, else the chip's
+    // oldest.
+    unsigned effective = architecture->oldestPtx;
+    std::optional<unsigned> asked;
     for (StringRef feature : llvm::split(target.getFeatures(), ',')) {
       StringRef version = feature.trim();
-      unsigned ptx = 0;
-      if (!version.consume_front("+ptx") || version.getAsInteger(10, ptx))
+      if (version.empty())
         continue;
+      unsigned ptx = 0;
+      // (Other features, such as +sm_90, would change the architecture
+      // behind the chip's back.)
+      if (!version.consume_front("+ptx") || version.getAsInteger(10, ptx))
+        return module.emitError("unsupported target feature '")
+               << feature.trim()
+               << "' (only +ptx<version>; the architecture is the chip)";
       if (!llvm::is_contained(architecture->ptxVersions, ptx))
         return module.emitError("unknown PTX version ")
                << ptxName(ptx) << " (ptx-version " << ptx << "; LLVM knows "
-               << ptxName(architecture->ptxVersions.front()) << " to "
+               << ptxName(*llvm::min_element(architecture->ptxVersions))
+               << " to "
                << ptxName(*llvm::max_element(architecture->ptxVersions)) << ")";
-      if (ptx < architecture->oldestPtx)
-        return module.emitError("PTX ")
-               << ptxName(ptx) << " is older than " << chip << " allows ("
-               << ptxName(architecture->oldestPtx) << " and later)";
+      asked = std::max(asked.value_or(0), ptx);
+    }
+    if (asked && *asked < architecture->oldestPtx)
+      return module.emitError("PTX ")
+             << ptxName(*asked) << " is older than " << chip << " allows ("
+             << ptxName(architecture->oldestPtx) << " and later)";
+    if (asked)
+      effective = *asked;
+    return checkParameters(module, effective);
+  }
+
+  /// Each buffer is a memref descriptor (two pointers, an offset, a size
+  /// and a stride per dimension), each other argument 8 bytes or less:
+  /// ptxas allows 4352 bytes of them per kernel before PTX 8.1, 32764 from.
+  LogicalResult checkParameters(gpu::GPUModuleOp module, unsigned ptx) {
+    int64_t limit = ptx >= 81 ? 32764 : 4352;
+    for (auto kernel : module.getOps<gpu::GPUFuncOp>()) {
+      if (!kernel.isKernel())
+        continue;
+      int64_t bytes = 0;
+      for (Type type : kernel.getArgumentTypes())
+        if (auto memref = dyn_cast<MemRefType>(type))
+          bytes += 8 * (3 + 2 * memref.getRank());
+        else
+          bytes += 8;
+      if (bytes > limit)
+        return kernel.emitError("the kernel takes ")
+               << bytes << " bytes of parameters (its arrays' pointers, "
+               << "sizes and strides), more than PTX " << ptxName(ptx)
+               << " allows (" << limit
+               << "): fewer arrays, or PTX 8.1 or later (ptx-version=81, "
+                  "for CUDA 12.1 drivers and later)";
     }
     return success();
   }

@@ -217,10 +217,9 @@ def test_one_module_with_an_entry_per_launch():
     assert ".shared" in ptx and "malloc" not in ptx
 
 
-def test_a_toolkit_without_libdevice_is_a_clear_error(tmp_path):
-    """Math calls need CUDA's libdevice: with CUDA_HOME at a directory
-    without one, lowering raises an error naming the function and the path
-    (MLIR's serializer looks there for every kernel)."""
+def lower_exp_with_toolkit(toolkit):
+    """The error (on stdout) of lowering a kernel calling exp to PTX in a
+    process whose CUDA_HOME is `toolkit`."""
     script = (
         "import numpy as np, picokernel as pk\n"
         "x = np.ones(8, np.float32)\n"
@@ -229,10 +228,18 @@ def test_a_toolkit_without_libdevice_is_a_clear_error(tmp_path):
         "    k.lower(x, np.empty_like(x), stage='ptx')\n"
         "except RuntimeError as e:\n"
         "    print(e)\n")
-    env = dict(os.environ, CUDA_HOME=str(tmp_path), CUDA_ROOT="", CUDA_PATH="")
+    env = dict(os.environ, CUDA_HOME=str(toolkit), CUDA_ROOT="", CUDA_PATH="")
     out = subprocess.run([os.sys.executable, "-c", script], env=env,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+    return out
+
+
+def test_a_toolkit_without_libdevice_is_a_clear_error(tmp_path):
+    """Math calls need CUDA's libdevice: with CUDA_HOME at a directory
+    without one, lowering raises an error naming the function and the path
+    (MLIR's serializer looks there for every kernel)."""
+    out = lower_exp_with_toolkit(tmp_path)
     assert "calls __nv_expf, a math function of CUDA's libdevice, which was not found at " \
         f"{tmp_path}/nvvm/libdevice/libdevice.10.bc" in out.stdout, out.stdout + out.stderr
 
@@ -258,3 +265,56 @@ def test_targets_llvm_would_abort_on_are_errors(chip, version, message):
     k(x, x, x, np.empty_like(x))
     with pytest.raises(RuntimeError, match=re.escape(message)):
         pk._picokernel._ptx(k.ir.mlir, chip, version)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("shape, axis", [((70000, 2, 3), None), ((70000, 3, 40), -1),
+                                         ((3, 70000, 2), None)])
+def test_grids_taller_than_65535_blocks_launch_along_x(shape, axis, tmp_path):
+    """The GPU tiling puts a leading dimension in the grid's y, which NVIDIA
+    GPUs cap at 65535 blocks: such grids launch along x instead."""
+    def body(x, o):
+        v = x[...] * 2 + 1
+        o[...] = v if axis is None else v.sum(axis=axis, keepdims=True)
+
+    x = np.ones(shape, np.float32)
+    out = np.empty(shape if axis is None else shape[:-1] + (1,), np.float32)
+    ptx = pk.kernel(body).lower(x, out, stage="ptx")
+    problem = assemble(ptx, tmp_path, "tall")
+    assert problem is None, problem
+
+
+def many_arrays(count):
+    """A kernel summing `count` arrays into one, and its arrays."""
+    names = [f"a{i}" for i in range(count)]
+    source = (f"def kernel({', '.join(names)}, o):\n"
+              f"    o[...] = {' + '.join(n + '[...]' for n in names)}\n")
+    scope = {}
+    exec(source, scope)  # noqa: S102 - the test's own source
+    arrays = [np.ones((4, 4, 4), np.float32) for _ in range(count + 1)]
+    return pk.kernel(scope["kernel"]), arrays
+
+
+@needs_ptxas
+def test_parameters_beyond_what_ptx_allows_are_an_error(tmp_path):
+    """Each array is a memref descriptor of 9 parameters (rank 3): 61 of
+    them take 4392 bytes, more than PTX before 8.1 allows per kernel
+    (ptxas refused it); PTX 8.1 takes them."""
+    kernel, arrays = many_arrays(60)
+    with pytest.raises(RuntimeError, match="4392 bytes of parameters"):
+        kernel.lower(*arrays, stage="ptx")
+    ptx = pk._picokernel._ptx(kernel.ir.mlir, "sm_80", 81)
+    assert assemble(ptx, tmp_path, "many") is None
+    kernel, arrays = many_arrays(59)
+    assert assemble(kernel.lower(*arrays, stage="ptx"), tmp_path, "fewer") is None
+
+
+def test_a_libdevice_that_is_not_cuda_s_is_an_error(tmp_path):
+    """An empty file where libdevice should be: the math stays unresolved,
+    and the compile says so instead of returning PTX ptxas refuses."""
+    library = tmp_path / "nvvm" / "libdevice"
+    library.mkdir(parents=True)
+    (library / "libdevice.10.bc").write_bytes(b"")
+    out = lower_exp_with_toolkit(tmp_path)
+    assert "calls __nv_expf, which the toolkit's libdevice did not define" in out.stdout, \
+        out.stdout + out.stderr

@@ -1019,6 +1019,31 @@ def PkSharedAllocsAsAttributions
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def PkLinearizeLargeGrids : Pass<"pk-linearize-large-grids",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Launch grids too tall for NVIDIA GPUs along x instead";
+  let description = [{
+    NVIDIA GPUs take up to 2^31 - 1 blocks in x but only 65535 in y and z,
+    while the GPU tiling puts a leading dimension's indices in y (an
+    elementwise kernel over a (70000, 2, 3) array launches 2 x 70000
+    blocks). For each launch of constant grid with more than 65535 blocks in
+    y or z (and at most 2^31 - 1 in all), this pass launches the same blocks
+    along x and has its kernel (launched from there only) recover its
+    three-dimensional block index from the linear one: `gpu.block_id`s
+    become the remainders and quotients by the old grid sizes,
+    `gpu.grid_dim`s the old sizes. Dynamic grids are left to the runtime.
+
+    ```mlir
+    gpu.launch_func @m::@k blocks in (%c2, %c70000, %c1) ...
+    // becomes
+    gpu.launch_func @m::@k blocks in (%c140000, %c1, %c1) ...
+    // and in @k: %x = remui %linear, 2; %y = divui %linear, 2 (mod 70000)
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
 def PkCheckNvvmTarget : Pass<"pk-check-nvvm-target", "::mlir::ModuleOp"> {
   let summary = "Check GPU kernels against what NVIDIA GPUs allow";
   let description = [{
