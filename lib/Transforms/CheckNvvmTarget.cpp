@@ -1,5 +1,6 @@
 //===- CheckNvvmTarget.cpp - what NVIDIA GPUs allow -----------------------===//
 
+#include "GpuKernels.h"
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -25,7 +26,6 @@ namespace {
 constexpr StringLiteral kTriple = "nvptx64-nvidia-cuda";
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 constexpr int64_t kMaxBlockSize[3] = {1024, 1024, 64};
-constexpr int64_t kMaxGridSize[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
 
 /// The oldest PTX version (times ten) each architecture allows, as LLVM 22's
 /// NVPTX backend requires it (NVPTXSubtarget.cpp's getMinPTXVersionForSM,
@@ -206,10 +206,10 @@ struct CheckNvvmTargetPass
         threads *= size.getSExtValue();
       }
       if (matchPattern(gridSizes[i], m_ConstantInt(&size)) &&
-          size.getSExtValue() > kMaxGridSize[i])
+          size.getSExtValue() > mlir::pk::kCudaMaxGridSize[i])
         return launch.emitError("a grid of ")
                << size.getSExtValue() << " blocks in " << names[i]
-               << ": NVIDIA GPUs allow " << kMaxGridSize[i];
+               << ": NVIDIA GPUs allow " << mlir::pk::kCudaMaxGridSize[i];
     }
     if (threads > kMaxThreadsPerBlock)
       return launch.emitError("a block of ")

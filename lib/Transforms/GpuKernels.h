@@ -17,6 +17,11 @@ namespace mlir::pk {
 /// class under the Vulkan mapping, and NVVM's shared address space.
 constexpr unsigned kWorkgroupMemorySpace = 3;
 
+/// Blocks an NVIDIA GPU's grid may hold in x, y and z (CUDA's limits,
+/// checked by pk-check-nvvm-target; pk-linearize-large-grids moves grids
+/// beyond them in y or z onto x).
+constexpr int64_t kCudaMaxGridSize[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
+
 /// Whether the op's body can be copied into a kernel as is: it reads only
 /// its block arguments, values it defines and constants, and not the loop
 /// indices.

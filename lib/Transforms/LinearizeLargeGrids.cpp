@@ -1,5 +1,6 @@
 //===- LinearizeLargeGrids.cpp - tall grids launched along x --------------===//
 
+#include "GpuKernels.h"
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,8 +17,7 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
-constexpr int64_t kMaxGridYZ = 65535;
+using mlir::pk::kCudaMaxGridSize;
 
 /// The launch's grid sizes, where all three are constants.
 std::optional<std::array<int64_t, 3>> constantGrid(gpu::LaunchFuncOp launch) {
@@ -77,7 +77,8 @@ struct LinearizeLargeGridsPass
     });
     module.walk([&](gpu::LaunchFuncOp launch) {
       std::optional<std::array<int64_t, 3>> grid = constantGrid(launch);
-      if (!grid || ((*grid)[1] <= kMaxGridYZ && (*grid)[2] <= kMaxGridYZ))
+      if (!grid || ((*grid)[1] <= kCudaMaxGridSize[1] &&
+                    (*grid)[2] <= kCudaMaxGridSize[2]))
         return;
       int64_t total = 1;
       for (int64_t size : *grid)
@@ -85,7 +86,7 @@ struct LinearizeLargeGridsPass
           return;
       auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
           launch, launch.getKernel());
-      if (total > kMaxGridX || !kernel || launches[kernel] != 1)
+      if (total > kCudaMaxGridSize[0] || !kernel || launches[kernel] != 1)
         return; // (pk-check-nvvm-target names the grid)
       delinearize(kernel, *grid);
       if (kernel.getKnownGridSizeAttr())
