@@ -5,8 +5,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <functional>
 
@@ -118,6 +120,40 @@ TileMove tileMove(RewriterBase &rewriter, linalg::PackOp pack,
   };
 }
 
+/// Fuses the single-use elementwise producers of the packs' reshapes and
+/// transposes (`packing`) into them.
+LogicalResult
+fuseProducersIntoPacking(Operation *root,
+                         llvm::SmallPtrSetImpl<Operation *> &packing) {
+  auto producedAlone = [](OpOperand *operand) {
+    auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+    return producer && producer->hasOneUse() && linalg::isElementwise(producer);
+  };
+  linalg::ControlFusionFn intoPacking = [&](OpOperand *operand) {
+    return packing.contains(operand->getOwner()) && producedAlone(operand);
+  };
+  RewritePatternSet patterns(root->getContext());
+  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, intoPacking);
+  linalg::populateElementwiseOpsFusionPatterns(patterns, intoPacking);
+  // Fused ops replace the packing ops: they are packing ops too.
+  GreedyRewriteConfig config;
+  struct Listener : public RewriterBase::Listener {
+    llvm::SmallPtrSetImpl<Operation *> &packing;
+    explicit Listener(llvm::SmallPtrSetImpl<Operation *> &packing)
+        : packing(packing) {}
+    void notifyOperationReplaced(Operation *op,
+                                 ValueRange replacement) override {
+      if (packing.erase(op))
+        for (Value value : replacement)
+          if (Operation *def = value.getDefiningOp())
+            packing.insert(def);
+    }
+    void notifyOperationErased(Operation *op) override { packing.erase(op); }
+  } listener(packing);
+  config.setListener(&listener);
+  return applyPatternsGreedily(root, std::move(patterns), config);
+}
+
 } // namespace
 
 FailureOr<Value> packWithVectors(RewriterBase &rewriter, linalg::PackOp pack,
@@ -140,42 +176,62 @@ FailureOr<Value> packWithVectors(RewriterBase &rewriter, linalg::PackOp pack,
   for (int64_t i = 0; i < rank; ++i)
     bounds.push_back(
         getValueOrCreateConstantIndexOp(rewriter, loc, destSizes[i]));
-  auto nest = [&](OpBuilder &builder, Location loc, ValueRange bounds,
-                  Value dest, ValueRange before, bool relative) -> Value {
-    SmallVector<Value> lbs(bounds.size(), zero), steps(bounds.size(), one);
+  // The destination's outer dimensions in the source's order, so that the
+  // innermost loop steps along the source's rows: read contiguously, rows
+  // of B (a transposed pack of its column panels) pass once through the
+  // prefetchers instead of a page per step down a panel.
+  SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  llvm::stable_sort(order, [&](int64_t a, int64_t b) {
+    return tiles->outerSource[a] < tiles->outerSource[b];
+  });
+  // Loops over the destination's outer dimensions `dims` (a suffix of
+  // `order`), the others at `fixed` (the index of order's first where
+  // it is not in `dims`), writing `dest`: at offset 0 in that dimension
+  // where `relative` (a slice of the destination).
+  auto nest = [&](OpBuilder &builder, Location loc, ArrayRef<int64_t> dims,
+                  Value dest, Value fixed, bool relative) -> Value {
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t d : dims) {
+      lbs.push_back(zero);
+      ubs.push_back(bounds[d]);
+      steps.push_back(one);
+    }
     scf::LoopNest loops = scf::buildLoopNest(
-        builder, loc, lbs, bounds, steps, ValueRange{dest},
+        builder, loc, lbs, ubs, steps, ValueRange{dest},
         [&](OpBuilder &builder, Location loc, ValueRange ivs,
             ValueRange args) -> scf::ValueVector {
-          SmallVector<Value> outer(before.begin(), before.end());
-          outer.append(ivs.begin(), ivs.end());
-          SmallVector<Value> destOuter(outer);
-          if (relative)
-            std::fill_n(destOuter.begin(), before.size(), zero);
+          SmallVector<Value> outer(rank), destOuter(rank);
+          for (auto [d, iv] : llvm::zip_equal(dims, ivs))
+            outer[d] = destOuter[d] = iv;
+          if (fixed) {
+            outer[order.front()] = fixed;
+            destOuter[order.front()] = relative ? zero : fixed;
+          }
           return {moveTile(builder, loc, outer, destOuter, args.front())};
         });
     return loops.results.front();
   };
 
-  // The outermost dimension's slices in parallel.
+  // The slices of the source's outermost dimension in parallel.
+  int64_t parallelDim = order.front();
   auto inParallel = [&](OpBuilder &builder, Location loc) -> Value {
-    auto forall = scf::ForallOp::create(builder, loc,
-                                        ArrayRef<OpFoldResult>{destSizes[0]},
-                                        ValueRange{empty}, std::nullopt);
+    auto forall = scf::ForallOp::create(
+        builder, loc, ArrayRef<OpFoldResult>{destSizes[parallelDim]},
+        ValueRange{empty}, std::nullopt);
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(forall.getBody());
     Value index = forall.getInductionVars().front();
     SmallVector<OpFoldResult> offsets(destType.getRank(),
                                       builder.getIndexAttr(0));
-    offsets[0] = index;
+    offsets[parallelDim] = index;
     SmallVector<OpFoldResult> sizes(destSizes),
         strides(destType.getRank(), builder.getIndexAttr(1));
-    sizes[0] = builder.getIndexAttr(1);
+    sizes[parallelDim] = builder.getIndexAttr(1);
     Value slice = tensor::ExtractSliceOp::create(
         builder, loc, forall.getRegionIterArgs().front(), offsets, sizes,
         strides);
-    Value moved = nest(builder, loc, ValueRange(bounds).drop_front(), slice,
-                       ValueRange{index}, true);
+    Value moved =
+        nest(builder, loc, ArrayRef(order).drop_front(), slice, index, true);
     builder.setInsertionPointToStart(forall.getTerminator().getBody());
     tensor::ParallelInsertSliceOp::create(builder, loc, moved,
                                           forall.getRegionIterArgs().front(),
@@ -183,12 +239,13 @@ FailureOr<Value> packWithVectors(RewriterBase &rewriter, linalg::PackOp pack,
     return forall.getResult(0);
   };
   auto serially = [&](OpBuilder &builder, Location loc) -> Value {
-    return nest(builder, loc, bounds, empty, {}, false);
+    return nest(builder, loc, order, empty, Value(), false);
   };
 
   Value result;
-  int64_t firstExtent = destType.getShape()[0];
-  if (parallelThreshold <= 0 ||
+  int64_t firstExtent = destType.getShape()[parallelDim];
+  // (A pack inside a parallel loop, one task's panel, runs serially.)
+  if (parallelThreshold <= 0 || pack->getParentOfType<scf::ForallOp>() ||
       (!ShapedType::isDynamic(firstExtent) && firstExtent < 2) ||
       (destType.hasStaticShape() &&
        destType.getNumElements() < parallelThreshold)) {
@@ -219,6 +276,53 @@ FailureOr<Value> packWithVectors(RewriterBase &rewriter, linalg::PackOp pack,
   }
   rewriter.replaceOp(pack, result);
   return result;
+}
+
+LogicalResult lowerPacks(RewriterBase &rewriter, Operation *root,
+                         int64_t parallelThreshold) {
+  SmallVector<linalg::PackOp> packs;
+  SmallVector<linalg::UnPackOp> unpacks;
+  root->walk([&](Operation *op) {
+    if (auto pack = dyn_cast<linalg::PackOp>(op))
+      packs.push_back(pack);
+    else if (auto unpack = dyn_cast<linalg::UnPackOp>(op))
+      unpacks.push_back(unpack);
+  });
+  // Each pack's transpose, as a generic that the pack's elementwise
+  // producer (a cast, a scale) fuses into: no full-size temporary.
+  llvm::SmallPtrSet<Operation *, 4> packing;
+  for (linalg::PackOp pack : packs) {
+    rewriter.setInsertionPoint(pack);
+    auto producer = pack.getSource().getDefiningOp<linalg::GenericOp>();
+    bool fusible = producer && producer->hasOneUse() &&
+                   linalg::isElementwise(producer) && !pack.getPaddingValue();
+    // Tile by tile, in one pass (in parallel when large), unless an
+    // elementwise producer fuses into the lowered pack's transpose.
+    if (!fusible &&
+        succeeded(mlir::pk::packWithVectors(rewriter, pack, parallelThreshold)))
+      continue;
+    FailureOr<linalg::LowerPackResult> lowered =
+        linalg::lowerPack(rewriter, pack);
+    if (failed(lowered))
+      return pack.emitOpError("could not be lowered");
+    if (!fusible)
+      continue;
+    if (lowered->expandShapeOp)
+      packing.insert(lowered->expandShapeOp);
+    rewriter.setInsertionPoint(lowered->transposeOp);
+    FailureOr<linalg::GenericOp> generic =
+        linalg::generalizeNamedOp(rewriter, lowered->transposeOp);
+    if (succeeded(generic))
+      packing.insert(*generic);
+  }
+  if (!packing.empty() && failed(fuseProducersIntoPacking(root, packing)))
+    return failure();
+  for (linalg::UnPackOp unpack : unpacks) {
+    rewriter.setInsertionPoint(unpack);
+    if (failed(linalg::lowerUnPack(rewriter, unpack)))
+      return unpack.emitOpError("could not be lowered");
+  }
+  return success();
 }
 
 } // namespace mlir::pk

@@ -293,10 +293,12 @@ void readInPlace(RewriterBase &rewriter, linalg::GenericOp generic,
 /// Makes the packed contraction read an operand through a view of its own
 /// layout, each tiled dimension split in two (an expand_shape, no copy),
 /// instead of a packed copy, where each of its panels is read once: B where
-/// C has one panel of rows, A where C has one panel of columns. Packing it
-/// would only add two passes over it. Needs static sizes that the tiles
-/// divide.
-void readOncePanelsInPlace(RewriterBase &rewriter, linalg::PackResult &packed) {
+/// C has one panel of rows (always where `oneRowPanel`: a dynamic M that a
+/// run-time choice found small), A where C has one panel of columns.
+/// Packing it would only add two passes over it. Needs static sizes that
+/// the tiles divide.
+void readOncePanelsInPlace(RewriterBase &rewriter, linalg::PackResult &packed,
+                           bool oneRowPanel) {
   auto generic =
       dyn_cast<linalg::GenericOp>(packed.packedLinalgOp.getOperation());
   if (!generic || generic.getNumDpsInputs() != 2)
@@ -307,7 +309,7 @@ void readOncePanelsInPlace(RewriterBase &rewriter, linalg::PackResult &packed) {
     return;
   // The outer (panel) dimensions come first.
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
-  if (ranges[dims->m.front()] == 1)
+  if (oneRowPanel || ranges[dims->m.front()] == 1)
     readInPlace(rewriter, generic, generic.getDpsInputOperand(1));
   if (ranges[dims->n.front()] == 1)
     readInPlace(rewriter, generic, generic.getDpsInputOperand(0));
@@ -424,12 +426,55 @@ struct PackMatmulPass
         rewriter, op,
         shouldPack(rewriter, op, dims, std::max<int64_t>(lanes, 2), kBlock,
                    minIterations));
-    auto [divided, padded] = mlir::pk::chooseAtRunTime(
-        rewriter, packed,
-        tilesDivide(rewriter, packed, dims, plan.rows, plan.columns));
-    if (failed(packInTiles(rewriter, divided, plan.rows, plan.columns, true)) ||
-        failed(packInTiles(rewriter, padded, plan.rows, plan.columns, false)))
-      return failure();
+    // A dynamic M of a few row panels, up to kMaxFewRowPanels and a static
+    // N's count of column panels (C is then small, and padded):
+    // pk-vectorize-packed-matmul runs its column panels in parallel. Of one
+    // panel, B is read in place where it can be (static, divided by the
+    // tiles), as it is for a static M that small.
+    if (ShapedType::isDynamic(m)) {
+      int64_t k = sizes[dims.k.front()];
+      auto rhsType = cast<ShapedType>(op.getDpsInputs()[1].getType());
+      bool rhsInPlace =
+          rhsType.hasStaticShape() && k % kBlock == 0 && n % plan.columns == 0;
+      int64_t few = mlir::pk::kMaxFewRowPanels;
+      if (!ShapedType::isDynamic(n))
+        few = std::min<int64_t>(few, llvm::divideCeil(n, plan.columns));
+      SmallVector<int64_t> panelCounts = {few};
+      if (rhsInPlace && few > 1)
+        panelCounts.insert(panelCounts.begin(), 1);
+      for (int64_t panels : panelCounts) {
+        Location loc = op.getLoc();
+        rewriter.setInsertionPoint(packed);
+        Value few = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::sle,
+            mlir::pk::loopSize(rewriter, packed, dims.m.front()),
+            arith::ConstantIndexOp::create(rewriter, loc, panels * plan.rows));
+        auto [fewRows, moreRows] =
+            mlir::pk::chooseAtRunTime(rewriter, packed, few);
+        if (failed(packInTiles(rewriter, fewRows, plan.rows, plan.columns,
+                               false, /*fewRowPanels=*/true,
+                               /*oneRowPanel=*/panels == 1)))
+          return failure();
+        packed = moreRows;
+      }
+    }
+    // (A static size that the tiles do not divide never takes the branch
+    // where they do, whose padded C would not have the result's type.)
+    auto mayDivide = [](int64_t size, int64_t tile) {
+      return ShapedType::isDynamic(size) || size % tile == 0;
+    };
+    if (!mayDivide(m, plan.rows) || !mayDivide(n, plan.columns)) {
+      if (failed(packInTiles(rewriter, packed, plan.rows, plan.columns, false)))
+        return failure();
+    } else {
+      auto [divided, padded] = mlir::pk::chooseAtRunTime(
+          rewriter, packed,
+          tilesDivide(rewriter, packed, dims, plan.rows, plan.columns));
+      if (failed(
+              packInTiles(rewriter, divided, plan.rows, plan.columns, true)) ||
+          failed(packInTiles(rewriter, padded, plan.rows, plan.columns, false)))
+        return failure();
+    }
     if (ShapedType::isDynamic(n) && lanes > 2) {
       auto [vectors, rest] = mlir::pk::chooseAtRunTime(
           rewriter, plain,
@@ -446,9 +491,12 @@ struct PackMatmulPass
   }
 
   /// Packs `op` into register tiles of `rows` x `columns` (see
-  /// writeUnpackedResult for `divides`).
+  /// writeUnpackedResult for `divides`, readOncePanelsInPlace for
+  /// `oneRowPanel`), tagged with kFewRowPanelsAttrName where `fewRowPanels`.
   LogicalResult packInTiles(RewriterBase &rewriter, linalg::LinalgOp op,
-                            int64_t rows, int64_t columns, bool divides) {
+                            int64_t rows, int64_t columns, bool divides,
+                            bool fewRowPanels = false,
+                            bool oneRowPanel = false) {
     linalg::BlockPackMatmulOptions packing;
     packing.blockFactors = {rows, columns, int64_t(kBlock)};
     packing.allowPadding = true;
@@ -464,8 +512,11 @@ struct PackMatmulPass
       return op.emitOpError("could not be packed into register tiles");
     packed->packedLinalgOp->setAttr(mlir::pk::kPackedMatmulAttrName,
                                     rewriter.getUnitAttr());
+    if (fewRowPanels)
+      packed->packedLinalgOp->setAttr(mlir::pk::kFewRowPanelsAttrName,
+                                      rewriter.getUnitAttr());
     writeUnpackedResult(rewriter, *packed, divides);
-    readOncePanelsInPlace(rewriter, *packed);
+    readOncePanelsInPlace(rewriter, *packed, oneRowPanel);
     return success();
   }
 };

@@ -10,10 +10,13 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/TargetParser/Host.h"
@@ -190,6 +193,48 @@ void unmaskSums(RewriterBase &rewriter, Operation *root) {
                                               sum.getFastmathAttr().getValue());
     rewriter.replaceOp(mask, total);
   }
+}
+
+/// Erases `op` where nothing reads its results but side-effect-free ops
+/// that nothing reads, with those; whether it did.
+static bool eraseIfUnused(RewriterBase &rewriter, Operation *op) {
+  llvm::SetVector<Operation *> users(llvm::from_range, op->getUsers());
+  for (Operation *user : users)
+    // (A user that an earlier one's erasure took along reads op no more.)
+    if (llvm::is_contained(op->getUsers(), user) &&
+        !eraseIfUnused(rewriter, user))
+      return false;
+  if (!isOpTriviallyDead(op))
+    return false;
+  rewriter.eraseOp(op);
+  return true;
+}
+
+Operation *fuseProducerIntoLoops(RewriterBase &rewriter,
+                                 tensor::ExtractSliceOp slice,
+                                 MutableArrayRef<LoopLikeOpInterface> loops) {
+  auto producer =
+      slice.getSource().getDefiningOp<DestinationStyleOpInterface>();
+  std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+      scf::tileAndFuseProducerOfSlice(rewriter, slice, loops);
+  if (!producer || !fused || fused->tiledOps.size() != 1)
+    return nullptr;
+  for (OpOperand &use : llvm::make_early_inc_range(producer->getUses()))
+    if (auto dim = dyn_cast<tensor::DimOp>(use.getOwner()))
+      rewriter.modifyOpInPlace(dim,
+                               [&] { use.set(producer.getDpsInits()[0]); });
+  // (The ops that tiling left behind may read it, unused.)
+  eraseIfUnused(rewriter, producer);
+  auto tiled = cast<DestinationStyleOpInterface>(fused->tiledOps.front());
+  for (OpOperand &init : tiled.getDpsInitsMutable()) {
+    auto whole = init.get().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!whole || !whole.getSource().getDefiningOp<tensor::EmptyOp>())
+      continue;
+    rewriter.setInsertionPoint(whole);
+    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+        whole, whole.getMixedSizes(), whole.getType().getElementType());
+  }
+  return tiled;
 }
 
 } // namespace mlir::pk

@@ -89,6 +89,23 @@ void storeWithoutCollapse(RewriterBase &rewriter,
 FailureOr<Value> packWithVectors(RewriterBase &rewriter, linalg::PackOp pack,
                                  int64_t parallelThreshold);
 
+/// The packs as loops moving a tile per step (packWithVectors), or as
+/// upstream's reshapes and transposes where an elementwise producer fuses
+/// into them; the unpacks as slices. All of them bufferize. Runs in
+/// parallel from `parallelThreshold` elements, as packWithVectors.
+LogicalResult lowerPacks(RewriterBase &rewriter, Operation *root,
+                         int64_t parallelThreshold);
+
+/// Computes the producer of `slice` (an op of the tensor it slices)
+/// inside `loops` on the slice alone, into a new tensor of the slice's
+/// size rather than a slice of one of the whole size; the producer's op
+/// there (null where it could not), and the original erased where
+/// nothing else reads it. Loop bounds that read the original's sizes
+/// read its destination's (the same).
+Operation *fuseProducerIntoLoops(RewriterBase &rewriter,
+                                 tensor::ExtractSliceOp slice,
+                                 MutableArrayRef<LoopLikeOpInterface> loops);
+
 /// The first op of type `OpTy` nested in `root`.
 template <typename OpTy> OpTy findFirst(Operation *root) {
   OpTy found;

@@ -309,7 +309,8 @@ struct VectorizePackedMatmulPass
     for (linalg::GenericOp op : packed)
       if (failed(vectorize(rewriter, op)))
         return signalPassFailure();
-    if (failed(lowerPacks(rewriter)))
+    if (failed(
+            mlir::pk::lowerPacks(rewriter, getOperation(), parallelThreshold)))
       return signalPassFailure();
   }
 
@@ -322,6 +323,51 @@ struct VectorizePackedMatmulPass
     Operation *kSteps = nullptr;
     linalg::GenericOp epilogue; // null when there is none
   };
+
+  /// Whether the packed product `op` (of loop ranges `ranges`, whose row
+  /// and column panels are loops `m` and `n`) has few row panels: one (a
+  /// few rows of A, or of B^T for a few columns), or up to kMaxFewRowPanels
+  /// and at least as many static column panels (kFewRowPanelsAttrName
+  /// where M is dynamic: pk-pack-matmul then counts them). It then runs its
+  /// column panels in parallel, each across all of K and every row panel,
+  /// packing its panel of B first (fuseRhsPacking): each panel of B passes once
+  /// from memory, and A's panels stay in cache.
+  static bool hasFewRowPanels(linalg::GenericOp op, ArrayRef<int64_t> ranges,
+                              unsigned m, unsigned n) {
+    int64_t rows = ranges[m], columns = ranges[n];
+    if (rows == 1 || op->hasAttr(mlir::pk::kFewRowPanelsAttrName))
+      return true;
+    return !ShapedType::isDynamic(rows) && rows <= mlir::pk::kMaxFewRowPanels &&
+           !ShapedType::isDynamic(columns) && columns >= rows;
+  }
+
+  /// Packs the panel of B that `product` (tiled by `loops`, over B's column
+  /// panels) reads inside the loops, where B is a pack: the panel is then
+  /// in cache when the product reads it. B's elementwise producers (a
+  /// cast) move in with it, computed on the panel alone.
+  static LogicalResult
+  fuseRhsPacking(RewriterBase &rewriter, Operation *product,
+                 MutableArrayRef<LoopLikeOpInterface> loops) {
+    auto slice = cast<linalg::LinalgOp>(product)
+                     .getDpsInputs()[1]
+                     .getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || !slice.getSource().getDefiningOp<linalg::PackOp>())
+      return success();
+    Operation *fused = mlir::pk::fuseProducerIntoLoops(rewriter, slice, loops);
+    if (!fused)
+      return product->emitOpError("could not pack B's panels in its loop");
+    for (;;) {
+      auto source =
+          fused->getOperand(0).getDefiningOp<tensor::ExtractSliceOp>();
+      auto producer =
+          source ? source.getSource().getDefiningOp<linalg::GenericOp>()
+                 : linalg::GenericOp();
+      if (!producer || !producer->hasOneUse() ||
+          !linalg::isElementwise(producer) ||
+          !(fused = mlir::pk::fuseProducerIntoLoops(rewriter, source, loops)))
+        return success();
+    }
+  }
 
   /// Tiles `op` (and the elementwise consumer of its C, when K is one
   /// chunk) into the loops of TileLoops, down to one register tile.
@@ -360,11 +406,10 @@ struct VectorizePackedMatmulPass
     bool parallelBatches = false;
     for (unsigned b : dims.batch)
       parallelBatches |= parallel && isLonger(b, 1);
-    // A product of one row panel (a few rows of A, or of B^T for a few
-    // columns) runs its column panels in parallel instead, each across all
-    // of K: each panel of B then passes once, and A's panel stays in cache.
-    bool parallelColumns =
-        parallel && !parallelBatches && ranges[m] == 1 && isLonger(n, 1);
+    // A product of few row panels runs its column panels in parallel
+    // instead (see hasFewRowPanels).
+    bool parallelColumns = parallel && !parallelBatches &&
+                           hasFewRowPanels(op, ranges, m, n) && isLonger(n, 1);
 
     // With C final after the register tile's K loop, an elementwise consumer
     // of C is tiled by the loops below instead, and the product fuses into
@@ -397,15 +442,17 @@ struct VectorizePackedMatmulPass
         loops.outermost = tiled->front();
       return tiled;
     };
-    if (!dims.batch.empty()) {
-      SmallVector<std::pair<unsigned, int64_t>> batches;
-      for (unsigned b : dims.batch)
-        batches.push_back({b, 1});
-      if (failed(tileBy(batches, parallelBatches)))
+    SmallVector<std::pair<unsigned, int64_t>> batches;
+    for (unsigned b : dims.batch)
+      batches.push_back({b, 1});
+    if (!batches.empty() && failed(tileBy(batches, parallelBatches)))
+      return failure();
+    if (parallelColumns) {
+      auto columnLoops = tileBy({{n, 1}}, true);
+      if (failed(columnLoops) ||
+          failed(fuseRhsPacking(rewriter, product, *columnLoops)))
         return failure();
     }
-    if (parallelColumns && failed(tileBy({{n, 1}}, true)))
-      return failure();
     if (isLonger(k, kChunk)) {
       FailureOr<SmallVector<LoopLikeOpInterface>> chunks =
           tileBy({{k, kChunk}}, false);
@@ -510,89 +557,6 @@ struct VectorizePackedMatmulPass
     for (Operation *user : llvm::make_early_inc_range(outermost->getUsers()))
       if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(user))
         mlir::pk::storeWithoutCollapse(rewriter, reshape);
-    return success();
-  }
-
-  /// Fuses the single-use elementwise producers of the packs' reshapes and
-  /// transposes (`packing`) into them.
-  LogicalResult
-  fuseProducersIntoPacking(llvm::SmallPtrSetImpl<Operation *> &packing) {
-    auto producedAlone = [](OpOperand *operand) {
-      auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
-      return producer && producer->hasOneUse() &&
-             linalg::isElementwise(producer);
-    };
-    linalg::ControlFusionFn intoPacking = [&](OpOperand *operand) {
-      return packing.contains(operand->getOwner()) && producedAlone(operand);
-    };
-    RewritePatternSet patterns(&getContext());
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, intoPacking);
-    linalg::populateElementwiseOpsFusionPatterns(patterns, intoPacking);
-    // Fused ops replace the packing ops: they are packing ops too.
-    GreedyRewriteConfig config;
-    struct Listener : public RewriterBase::Listener {
-      llvm::SmallPtrSetImpl<Operation *> &packing;
-      explicit Listener(llvm::SmallPtrSetImpl<Operation *> &packing)
-          : packing(packing) {}
-      void notifyOperationReplaced(Operation *op,
-                                   ValueRange replacement) override {
-        if (packing.erase(op))
-          for (Value value : replacement)
-            if (Operation *def = value.getDefiningOp())
-              packing.insert(def);
-      }
-      void notifyOperationErased(Operation *op) override { packing.erase(op); }
-    } listener(packing);
-    config.setListener(&listener);
-    return applyPatternsGreedily(getOperation(), std::move(patterns), config);
-  }
-
-  /// The packs as loops moving a tile per step (packWithVectors), or as
-  /// upstream's reshapes and transposes where an elementwise producer fuses
-  /// into them; the unpacks as slices. All of them bufferize.
-  LogicalResult lowerPacks(RewriterBase &rewriter) {
-    SmallVector<linalg::PackOp> packs;
-    SmallVector<linalg::UnPackOp> unpacks;
-    getOperation().walk([&](Operation *op) {
-      if (auto pack = dyn_cast<linalg::PackOp>(op))
-        packs.push_back(pack);
-      else if (auto unpack = dyn_cast<linalg::UnPackOp>(op))
-        unpacks.push_back(unpack);
-    });
-    // Each pack's transpose, as a generic that the pack's elementwise
-    // producer (a cast, a scale) fuses into: no full-size temporary.
-    llvm::SmallPtrSet<Operation *, 4> packing;
-    for (linalg::PackOp pack : packs) {
-      rewriter.setInsertionPoint(pack);
-      auto producer = pack.getSource().getDefiningOp<linalg::GenericOp>();
-      bool fusible = producer && producer->hasOneUse() &&
-                     linalg::isElementwise(producer) && !pack.getPaddingValue();
-      // Tile by tile, in one pass (in parallel when large), unless an
-      // elementwise producer fuses into the lowered pack's transpose.
-      if (!fusible && succeeded(mlir::pk::packWithVectors(rewriter, pack,
-                                                          parallelThreshold)))
-        continue;
-      FailureOr<linalg::LowerPackResult> lowered =
-          linalg::lowerPack(rewriter, pack);
-      if (failed(lowered))
-        return pack.emitOpError("could not be lowered");
-      if (!fusible)
-        continue;
-      if (lowered->expandShapeOp)
-        packing.insert(lowered->expandShapeOp);
-      rewriter.setInsertionPoint(lowered->transposeOp);
-      FailureOr<linalg::GenericOp> generic =
-          linalg::generalizeNamedOp(rewriter, lowered->transposeOp);
-      if (succeeded(generic))
-        packing.insert(*generic);
-    }
-    if (!packing.empty() && failed(fuseProducersIntoPacking(packing)))
-      return failure();
-    for (linalg::UnPackOp unpack : unpacks) {
-      rewriter.setInsertionPoint(unpack);
-      if (failed(linalg::lowerUnPack(rewriter, unpack)))
-        return unpack.emitOpError("could not be lowered");
-    }
     return success();
   }
 };

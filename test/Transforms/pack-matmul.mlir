@@ -191,6 +191,12 @@ func.func @stored(%a: tensor<64x64xf32>, %b: tensor<64x128xf32>, %o: memref<64x1
 // CHECK: arith.cmpi sge, %[[M]], %c2
 // CHECK: %[[PACK:.*]] = arith.andi %{{.*}}, %[[LARGE]]
 // CHECK: scf.if %[[PACK]] -> (tensor<?x?xf32>) {
+// AVX512: %[[FEW:.*]] = arith.cmpi sle, %{{.*}}, %c128 : index
+// AVX2: %[[FEW:.*]] = arith.cmpi sle, %{{.*}}, %c96 : index
+// CHECK: scf.if %[[FEW]] -> (tensor<?x?xf32>) {
+// CHECK: attrs = {pk.few_row_panels, pk.packed_matmul}
+// CHECK: linalg.copy
+// CHECK: } else {
 // AVX512: arith.remsi %{{.*}}, %c8
 // AVX512: arith.remsi %{{.*}}, %c32
 // AVX2: arith.remsi %{{.*}}, %c6
@@ -234,6 +240,61 @@ func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %m: index, %n: inde
   %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
   %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
+}
+
+// A dynamic M times a static B that the tiles divide: one row panel
+// (M up to a tile's rows) reads B in place, as a static M that small does;
+// up to 16 row panels pack B (pk-vectorize-packed-matmul then packs each
+// column panel in the loop over them), tagged pk.few_row_panels; more rows
+// are packed as in @dynamic.
+// CHECK-LABEL: func.func @dynamic_rows
+// AVX512: %[[ONE:.*]] = arith.cmpi sle, %{{.*}}, %c8 : index
+// AVX2: %[[ONE:.*]] = arith.cmpi sle, %{{.*}}, %c6 : index
+// CHECK: scf.if %[[ONE]] -> (tensor<?x512xf32>) {
+// CHECK-NOT: linalg.pack %arg1
+// CHECK: tensor.expand_shape %arg1
+// CHECK: attrs = {pk.few_row_panels, pk.packed_matmul}
+// CHECK: linalg.copy
+// CHECK: } else {
+// AVX512: %[[FEW:.*]] = arith.cmpi sle, %{{.*}}, %c128 : index
+// AVX2: %[[FEW:.*]] = arith.cmpi sle, %{{.*}}, %c96 : index
+// CHECK: scf.if %[[FEW]] -> (tensor<?x512xf32>) {
+// CHECK: linalg.pack %arg1
+// CHECK: attrs = {pk.few_row_panels, pk.packed_matmul}
+// CHECK: linalg.copy
+// CHECK: } else {
+// CHECK: linalg.pack %arg1
+// CHECK-NOT: pk.few_row_panels
+// CHECK: return
+func.func @dynamic_rows(%a: tensor<?x256xf32>, %b: tensor<256x512xf32>, %m: index) -> tensor<?x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x512xf32>) -> tensor<?x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x256xf32>, tensor<256x512xf32>) outs(%c : tensor<?x512xf32>) -> tensor<?x512xf32>
+  return %r : tensor<?x512xf32>
+}
+
+// A static N that the tiles do not divide: no branch reads B in place, the
+// few row panels are at most N's column panels (4 of 32 columns: 32 rows;
+// 7 of 16: 42 rows), and no branch assumes tiles that divide C (its padded
+// C would not have the result's type).
+// CHECK-LABEL: func.func @dynamic_rows_padded
+// CHECK-NOT: tensor.expand_shape %arg1
+// AVX512: %[[FEW:.*]] = arith.cmpi sle, %{{.*}}, %c32 : index
+// AVX2: %[[FEW:.*]] = arith.cmpi sle, %{{.*}}, %c42 : index
+// CHECK: scf.if %[[FEW]] -> (tensor<?x100xf32>) {
+// CHECK: attrs = {pk.few_row_panels, pk.packed_matmul}
+// CHECK: } else {
+// CHECK-NOT: arith.remsi
+// CHECK: attrs = {pk.packed_matmul}
+// CHECK: tensor.extract_slice
+// CHECK: return
+func.func @dynamic_rows_padded(%a: tensor<?x250xf32>, %b: tensor<250x100xf32>, %m: index) -> tensor<?x100xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x100xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x100xf32>) -> tensor<?x100xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x250xf32>, tensor<250x100xf32>) outs(%c : tensor<?x100xf32>) -> tensor<?x100xf32>
+  return %r : tensor<?x100xf32>
 }
 
 // An elementwise consumer of a dynamic product moves into every branch:

@@ -5,19 +5,21 @@
 // layout's outer dimensions that move one tile per step as a vector: read
 // from the source (past its end, the padding value: the reads are not in
 // bounds there), transposed into the tile's order when the tile's
-// dimensions are, and written whole. Large packs run in parallel over
-// their outermost dimension.
+// dimensions are, and written whole. The loops step through the outer
+// dimensions in the source's order (B's column panels innermost: its rows
+// are read contiguously). Large packs run in parallel over the source's
+// outermost dimension.
 // CHECK-LABEL: func.func @transposed
 // CHECK: %[[PAD:.*]] = arith.constant 1.500000e+00 : f32
-// CHECK: scf.forall (%[[COLS:.*]]) in (3) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<3x3x8x4xf32>)
-// CHECK: %[[SLICE:.*]] = tensor.extract_slice %[[OUT]][%[[COLS]], 0, 0, 0] [1, 3, 8, 4]
-// CHECK: scf.for %[[ROWS:.*]] = %c0 to %c3 step %c1 iter_args(%[[T:.*]] = %[[SLICE]])
+// CHECK: scf.forall (%[[ROWS:.*]]) in (3) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<3x3x8x4xf32>)
+// CHECK: %[[SLICE:.*]] = tensor.extract_slice %[[OUT]][0, %[[ROWS]], 0, 0] [3, 1, 8, 4]
+// CHECK: scf.for %[[COLS:.*]] = %c0 to %c3 step %c1 iter_args(%[[T:.*]] = %[[SLICE]])
 // CHECK-DAG: %[[C:.*]] = arith.muli %[[COLS]], %c8
 // CHECK-DAG: %[[R:.*]] = arith.muli %[[ROWS]], %c4
 // CHECK: %[[V:.*]] = vector.transfer_read %arg0[%[[R]], %[[C]]], %[[PAD]] : tensor<10x20xf32>, vector<4x8xf32>
 // CHECK: %[[W:.*]] = vector.transpose %[[V]], [1, 0] : vector<4x8xf32> to vector<8x4xf32>
-// CHECK: vector.transfer_write %[[W]], %[[T]][%c0, %[[ROWS]], %c0, %c0] {in_bounds = [true, true]} : vector<8x4xf32>, tensor<1x3x8x4xf32>
-// CHECK: tensor.parallel_insert_slice {{.*}} into %[[OUT]][%[[COLS]], 0, 0, 0] [1, 3, 8, 4]
+// CHECK: vector.transfer_write %[[W]], %[[T]][%[[COLS]], %c0, %c0, %c0] {in_bounds = [true, true]} : vector<8x4xf32>, tensor<3x1x8x4xf32>
+// CHECK: tensor.parallel_insert_slice {{.*}} into %[[OUT]][0, %[[ROWS]], 0, 0] [3, 1, 8, 4]
 // CHECK-NOT: linalg.pack
 // SERIAL-LABEL: func.func @transposed
 // SERIAL-NOT: scf.forall

@@ -17,7 +17,7 @@
 // CHECK: %[[PAD:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: scf.forall (%{{.*}}) in (13)
 // CHECK: vector.transfer_read %arg0[%{{.*}}, %{{.*}}], %[[PAD]] : tensor<100x30xf32>, vector<8x4xf32>
-// CHECK: scf.forall (%{{.*}}) in (3)
+// CHECK: scf.forall (%{{.*}}) in (8)
 // CHECK: vector.transfer_read %arg1[%{{.*}}, %{{.*}}], %[[PAD]] : tensor<30x70xf32>, vector<4x32xf32>
 // CHECK-NOT: linalg.fill
 // CHECK: %[[C:.*]] = tensor.empty() : tensor<13x8x3x32xf32>
@@ -175,13 +175,25 @@ func.func @epilogue(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %bias: tensor<
   return %r : tensor<64x64xf32>
 }
 
-// Dynamic sizes (pk-pack-matmul's run-time choice): chunks of K of at most
-// 512 blocks and blocks of at most 4 column panels (affine.min: the last
-// ones shorter), row panels in parallel, the first chunk's tiles started
-// from zero; C's tiled layout is then copied into the result. The product
-// too small to pack stays as it was.
+// Dynamic sizes (pk-pack-matmul's run-time choice). Up to 16 row panels
+// (128 rows): column panels in parallel, each packing its panel of B (a
+// tensor of its own, read from B's rows) before every row panel uses it.
+// Else chunks of K of at most 512 blocks and blocks of at most 4 column
+// panels (affine.min: the last ones shorter), row panels in parallel, the
+// first chunk's tiles started from zero; C's tiled layout is then copied
+// into the result. The product too small to pack stays as it was.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// CHECK: %[[FEW:.*]] = arith.cmpi sle, %{{.*}}, %c128 : index
+// CHECK: scf.if %[[FEW]] -> (tensor<?x?xf32>) {
+// CHECK: scf.forall (%{{.*}}) in (%{{.*}}) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<?x8x?x32xf32>)
+// CHECK: %[[B:.*]] = tensor.extract_slice %arg1
+// CHECK: %[[PANEL:.*]] = tensor.empty(%{{.*}}) : tensor<1x?x4x32xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[PANEL]])
+// CHECK: vector.transfer_read %[[B]]
+// CHECK: vector.fma
+// CHECK: linalg.copy
+// CHECK: } else {
 // CHECK: scf.for %[[K:.*]] = %c0 to %{{.*}} step %c512 iter_args
 // CHECK: affine.min
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args
@@ -199,6 +211,31 @@ func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %m: index, %n: inde
   %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
   %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
+}
+
+// A few row panels (3 of 8 rows) and more column panels (16): the column
+// panels run in parallel, each packing its panel of B into a tensor of its
+// own (from B's slice, read in bounds), then every row panel's tiles
+// across K read it while it is in cache.
+// CHECK-LABEL: func.func @few_row_panels
+// CHECK: %[[A:.*]] = scf.forall (%{{.*}}) in (3) {{.*}} -> (tensor<3x64x8x4xf32>)
+// CHECK: scf.forall (%{{.*}}) in (16) {{.*}} -> (tensor<3x8x16x32xf32>)
+// CHECK: %[[B:.*]] = tensor.extract_slice %arg1
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1x64x4x32xf32>
+// CHECK: %[[PANEL:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EMPTY]])
+// CHECK: vector.transfer_read %[[B]]{{.*}} {in_bounds = [true, true]} : tensor<256x32xf32>, vector<4x32xf32>
+// CHECK: scf.for %[[ROWS:.*]] = %c0 to %c3
+// CHECK: scf.for %[[K:.*]] = %c0 to %c64 {{.*}} -> (vector<8x32xf32>)
+// CHECK: vector.transfer_read %[[A]][%[[ROWS]], %[[K]], %c0, %c0]
+// CHECK: vector.transfer_read %[[PANEL]][%c0, %[[K]], %c0, %c0]
+// CHECK-COUNT-32: vector.fma {{.*}} : vector<32xf32>
+// CHECK-NOT: linalg.pack
+func.func @few_row_panels(%a: tensor<24x256xf32>, %b: tensor<256x512xf32>) -> tensor<24x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<24x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<24x512xf32>) -> tensor<24x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<24x256xf32>, tensor<256x512xf32>) outs(%c : tensor<24x512xf32>) -> tensor<24x512xf32>
+  return %r : tensor<24x512xf32>
 }
 
 // One panel of rows (a product of 4 rows, tiles of 4 x 32): its 16 column

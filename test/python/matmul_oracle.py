@@ -47,13 +47,14 @@ def computed(kernel, a, b, out_dtype=None):
     return o
 
 
-def check_dynamic_with_threads(threads, shapes):
+def check_dynamic_with_threads(threads, shapes, dynamic=True):
     """In a process of OMP_NUM_THREADS=`threads` (the team size is fixed
-    when the OpenMP runtime starts), a dynamic `@` kernel gives NumPy's
-    result for operands of each pair of `shapes`."""
+    when the OpenMP runtime starts), a dynamic `@` kernel (or one of the
+    policy `dynamic`) gives NumPy's result for operands of each pair of
+    `shapes`."""
     code = (
         "import numpy as np, picokernel\n"
-        "@picokernel.kernel(dynamic=True)\n"
+        f"@picokernel.kernel(dynamic={dynamic!r})\n"
         "def product(a, b, o):\n"
         "    o[...] = a[...] @ b[...]\n"
         "rng = np.random.default_rng(1)\n"

@@ -37,6 +37,20 @@ constexpr unsigned kMaxFusedBodyOps = 512;
 /// makes, for pk-vectorize-packed-matmul (which removes it).
 constexpr llvm::StringLiteral kPackedMatmulAttrName = "pk.packed_matmul";
 
+/// Panels of rows of C up to which pk-vectorize-packed-matmul runs a packed
+/// product's column panels in parallel, each panel of B packed right before
+/// every row panel reads it from cache, instead of all of B packed first
+/// (two more passes over B through memory). Past it, rereading A's panels
+/// for each column panel costs more: float32 x @ (1024 x 1024) on an
+/// AVX-512 Xeon, per-panel packing took 0.75x the time of packing all of B
+/// at 64 rows (8 panels), about the same at 256 and 1.2x at 1024.
+constexpr int64_t kMaxFewRowPanels = 16;
+
+/// The unit attribute pk-pack-matmul puts on a packed contraction of a
+/// dynamic M that a run-time choice found to have at most kMaxFewRowPanels
+/// panels of rows, for pk-vectorize-packed-matmul (which removes it).
+constexpr llvm::StringLiteral kFewRowPanelsAttrName = "pk.few_row_panels";
+
 #define GEN_PASS_DECL
 #include "picokernel/Transforms/Passes.h.inc"
 

@@ -39,9 +39,13 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
     With dynamic sizes those conditions are tested at run time (the
     multiply-adds as `M x N >= ceil(min-iterations / K)`, which cannot
     overflow; fewer rows than `mb` are padded: a product of so few rows
-    reads B at the speed of memory), then whether the tiles divide C: an
-    `scf.if` chooses between the packed product writing C in its tiled
-    layout, the packed product writing a padded C whose slice is the
+    reads B at the speed of memory), then (where M is dynamic) whether C
+    has one panel of rows and B is static and divided by the tiles (B is
+    then read in place, as for a static M that small), or at most 16 row
+    panels (tagged `pk.few_row_panels`: see pk-vectorize-packed-matmul),
+    each writing a padded C, then whether the tiles divide C: an
+    `scf.if` chooses between those, the packed product writing C in its
+    tiled layout, the packed product writing a padded C whose slice is the
     result, and (where N is dynamic) the tiles of one vector per row for
     fewer columns, or else the product as it was. The product's single elementwise consumer (whose other operands
     are defined before it) and the new tensors they start from are copied
@@ -96,9 +100,14 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
     - blocks of column panels such that their chunk of B
       (`b-block-bytes`) stays in L2 while every row panel passes it;
     - row panels (`scf.forall`, on every core, when the batches are not);
-      a product of one row panel (a few rows) runs its column panels in
-      parallel instead, outermost, each across all of K (its panels of B
-      then pass once, without blocks);
+      a product of one row panel (a few rows), or of up to 16 and at least
+      as many column panels (tagged `pk.few_row_panels` by pk-pack-matmul
+      where M is dynamic), runs its column panels in parallel instead,
+      outermost, each across all of K and every row panel, without
+      blocks: each task packs its panel of B (with B's elementwise
+      producers, a cast) into a tensor of its own just before the row
+      panels read it from cache, so that B passes once from memory
+      (packing all of B first costs two more passes over it);
     - column panels, then K's blocks: an `mb x nb` tile of vector FMAs
       (`vector.contract` lowered to outer products: one broadcast of an A
       element times a row of B per accumulator row).
@@ -114,9 +123,11 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
     is zero-filled is not filled: the first chunk's sums are C. Works on
     tensors, before bufferization (hoisting does not see
     through memref views). Each pack becomes loops over its packed outer
-    dimensions (the outermost in parallel when large: from
-    `parallel-threshold` elements, decided at run time for dynamic sizes)
-    that move one tile
+    dimensions, in the order of the operand's dimensions (B's column panels
+    innermost: its rows are read contiguously, not a page per step down a
+    panel), the first in parallel when large (from `parallel-threshold`
+    elements, decided at run time for dynamic sizes; serially inside a
+    parallel loop), that move one tile
     per step as a vector, read past the operand's end as the padding value:
     one pass over the operand. A single-use elementwise producer of an
     unpadded pack (a cast, a scale) is instead fused into the transpose of
