@@ -239,7 +239,8 @@ void writeUnpackedResult(RewriterBase &rewriter, linalg::PackResult &packed,
 void readInPlace(RewriterBase &rewriter, linalg::GenericOp generic,
                  OpOperand *operand) {
   auto pack = operand->get().getDefiningOp<linalg::PackOp>();
-  if (!pack)
+  // (An operand the kernel computes, a cast, is made by its pack instead.)
+  if (!pack || pack.getSource().getDefiningOp<linalg::LinalgOp>())
     return;
   auto type = cast<RankedTensorType>(pack.getSource().getType());
   ArrayRef<int64_t> positions = pack.getInnerDimsPos();
@@ -420,22 +421,28 @@ struct PackMatmulPass
                               const TilePlan &plan, int64_t rows) {
     linalg::ContractionDimensions dims = *linalg::inferContractionDims(op);
     SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-    int64_t m = sizes[dims.m.front()], n = sizes[dims.n.front()];
+    int64_t m = sizes[dims.m.front()], n = sizes[dims.n.front()],
+            k = sizes[dims.k.front()];
     int64_t lanes = plan.columns / 2;
+    // (`op` is gone after the first choice.)
+    Location loc = op.getLoc();
+    // (B computed in the kernel, a cast, is packed with it instead.)
+    Value rhs = op.getDpsInputs()[1];
+    bool rhsStatic = cast<ShapedType>(rhs.getType()).hasStaticShape() &&
+                     !rhs.getDefiningOp<linalg::LinalgOp>();
+    // (B's cast moves into every branch: each packing fuses it.)
     auto [packed, plain] = mlir::pk::chooseAtRunTime(
         rewriter, op,
         shouldPack(rewriter, op, dims, std::max<int64_t>(lanes, 2), kBlock,
-                   minIterations));
+                   minIterations),
+        /*copyProducers=*/true);
     // A dynamic M of a few row panels, up to kMaxFewRowPanels and a static
     // N's count of column panels (C is then small, and padded):
     // pk-vectorize-packed-matmul runs its column panels in parallel. Of one
     // panel, B is read in place where it can be (static, divided by the
     // tiles), as it is for a static M that small.
     if (ShapedType::isDynamic(m)) {
-      int64_t k = sizes[dims.k.front()];
-      auto rhsType = cast<ShapedType>(op.getDpsInputs()[1].getType());
-      bool rhsInPlace =
-          rhsType.hasStaticShape() && k % kBlock == 0 && n % plan.columns == 0;
+      bool rhsInPlace = rhsStatic && k % kBlock == 0 && n % plan.columns == 0;
       int64_t few = mlir::pk::kMaxFewRowPanels;
       if (!ShapedType::isDynamic(n))
         few = std::min<int64_t>(few, llvm::divideCeil(n, plan.columns));
@@ -443,14 +450,13 @@ struct PackMatmulPass
       if (rhsInPlace && few > 1)
         panelCounts.insert(panelCounts.begin(), 1);
       for (int64_t panels : panelCounts) {
-        Location loc = op.getLoc();
         rewriter.setInsertionPoint(packed);
         Value few = arith::CmpIOp::create(
             rewriter, loc, arith::CmpIPredicate::sle,
             mlir::pk::loopSize(rewriter, packed, dims.m.front()),
             arith::ConstantIndexOp::create(rewriter, loc, panels * plan.rows));
         auto [fewRows, moreRows] =
-            mlir::pk::chooseAtRunTime(rewriter, packed, few);
+            mlir::pk::chooseAtRunTime(rewriter, packed, few, true);
         if (failed(packInTiles(rewriter, fewRows, plan.rows, plan.columns,
                                false, /*fewRowPanels=*/true,
                                /*oneRowPanel=*/panels == 1)))
@@ -469,7 +475,7 @@ struct PackMatmulPass
     } else {
       auto [divided, padded] = mlir::pk::chooseAtRunTime(
           rewriter, packed,
-          tilesDivide(rewriter, packed, dims, plan.rows, plan.columns));
+          tilesDivide(rewriter, packed, dims, plan.rows, plan.columns), true);
       if (failed(
               packInTiles(rewriter, divided, plan.rows, plan.columns, true)) ||
           failed(packInTiles(rewriter, padded, plan.rows, plan.columns, false)))
@@ -478,7 +484,7 @@ struct PackMatmulPass
     if (ShapedType::isDynamic(n) && lanes > 2) {
       auto [vectors, rest] = mlir::pk::chooseAtRunTime(
           rewriter, plain,
-          shouldPack(rewriter, plain, dims, 2, kBlock, minIterations));
+          shouldPack(rewriter, plain, dims, 2, kBlock, minIterations), true);
       // (Fewer columns than a vector's lanes: C is padded.)
       TilePlan vectorTiles = vectorOfColumns(m, rows, lanes);
       if (failed(packInTiles(rewriter, vectors, vectorTiles.rows,

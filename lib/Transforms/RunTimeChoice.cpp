@@ -63,9 +63,31 @@ linalg::GenericOp movableConsumer(linalg::LinalgOp op) {
 
 std::pair<linalg::LinalgOp, linalg::LinalgOp>
 mlir::pk::chooseAtRunTime(RewriterBase &rewriter, linalg::LinalgOp op,
-                          Value condition) {
+                          Value condition, bool copyProducers) {
   Location loc = op.getLoc();
-  SmallVector<Operation *> moved = {op};
+  SmallVector<Operation *> moved;
+  if (copyProducers)
+    for (Value input : op.getDpsInputs()) {
+      auto producer = input.getDefiningOp<linalg::GenericOp>();
+      if (!producer || !linalg::isElementwise(producer) ||
+          !producer.hasPureTensorSemantics() ||
+          producer->getNumResults() != 1 ||
+          producer->getBlock() != op->getBlock() ||
+          llvm::is_contained(moved, producer.getOperation()))
+        continue;
+      // Read by `op` alone, and by sizes (the condition's), which its new
+      // tensor has too.
+      if (llvm::any_of(input.getUsers(), [&](Operation *user) {
+            return user != op && !isa<tensor::DimOp>(user);
+          }))
+        continue;
+      for (OpOperand &use : llvm::make_early_inc_range(input.getUses()))
+        if (isa<tensor::DimOp>(use.getOwner()))
+          rewriter.modifyOpInPlace(use.getOwner(),
+                                   [&] { use.set(producer.getDpsInits()[0]); });
+      moved.push_back(producer);
+    }
+  moved.push_back(op);
   if (linalg::GenericOp consumer = movableConsumer(op))
     moved.push_back(consumer);
   Operation *last = moved.back();

@@ -31,9 +31,13 @@ Value isAtLeast(OpBuilder &builder, Location loc, Value size, int64_t least);
 /// copies of them, whose products are returned (then, else). New tensors
 /// and fills of them that the copies start from are copied too, so that
 /// each branch computes in a tensor of its own (which pk-compute-in-place
-/// then places in the caller's buffer).
+/// then places in the caller's buffer). Where `copyProducers`, the
+/// single-use elementwise producers of `op`'s inputs (a cast of B) are
+/// copied into both as well, so that each branch's packs can fuse them
+/// instead of reading a full-size result made before the choice.
 std::pair<linalg::LinalgOp, linalg::LinalgOp>
-chooseAtRunTime(RewriterBase &rewriter, linalg::LinalgOp op, Value condition);
+chooseAtRunTime(RewriterBase &rewriter, linalg::LinalgOp op, Value condition,
+                bool copyProducers = false);
 
 } // namespace mlir::pk
 

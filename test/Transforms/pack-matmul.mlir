@@ -274,6 +274,33 @@ func.func @dynamic_rows(%a: tensor<?x256xf32>, %b: tensor<256x512xf32>, %m: inde
   return %r : tensor<?x512xf32>
 }
 
+// B computed in the kernel (a cast) moves into every branch with the
+// product, where the packs fuse it (no full-size float32 B made before the
+// choice); it is never read in place.
+// CHECK-LABEL: func.func @dynamic_rows_cast
+// CHECK-NOT: arith.extf
+// CHECK: scf.if
+// CHECK-NOT: tensor.expand_shape
+// CHECK: arith.extf
+// CHECK: linalg.pack
+// CHECK: attrs = {pk.few_row_panels, pk.packed_matmul}
+// CHECK: } else {
+// CHECK: arith.extf
+// CHECK: return
+func.func @dynamic_rows_cast(%a: tensor<?x256xf32>, %b16: tensor<256x512xf16>, %m: index) -> tensor<?x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e16 = tensor.empty() : tensor<256x512xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b16 : tensor<256x512xf16>) outs(%e16 : tensor<256x512xf32>) {
+  ^bb0(%x: f16, %o: f32):
+    %y = arith.extf %x : f16 to f32
+    linalg.yield %y : f32
+  } -> tensor<256x512xf32>
+  %e = tensor.empty(%m) : tensor<?x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x512xf32>) -> tensor<?x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x256xf32>, tensor<256x512xf32>) outs(%c : tensor<?x512xf32>) -> tensor<?x512xf32>
+  return %r : tensor<?x512xf32>
+}
+
 // A static N that the tiles do not divide: no branch reads B in place, the
 // few row panels are at most N's column panels (4 of 32 columns: 32 rows;
 // 7 of 16: 42 rows), and no branch assumes tiles that divide C (its padded

@@ -54,10 +54,14 @@ def test_float32_rows(rng, layer, dynamic):
 @pytest.mark.parametrize("dtype", [np.float64, np.float16, ml_dtypes.bfloat16,
                                    np.int8, np.int32, np.int64],
                          ids=lambda d: np.dtype(d).name)
-def test_dtypes(rng, dtype):
-    matmul = matmul_kernel()
+@pytest.mark.parametrize("dynamic", [None, False])
+def test_dtypes(rng, dtype, dynamic):
+    # float16 and bfloat16 multiply in float32: the cast of B is packed
+    # panel by panel, never read in place.
+    matmul = matmul_kernel(dynamic=dynamic)
     check_rows(matmul, rng, dtype, 256, 512, rows=[3, 5, 9, 17, 33, 129])
-    assert matmul.cache_info().misses == 2
+    if dynamic is None:
+        assert matmul.cache_info().misses == 2
 
 
 @picokernel.kernel

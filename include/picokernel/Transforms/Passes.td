@@ -25,7 +25,8 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
     Where C has one panel of rows, each panel of the right operand is read
     once, and where it has one panel of columns, each of the left operand:
     packing it would only add two passes over it, so with static sizes
-    that its tiles divide, the contraction reads it in place, through a
+    that its tiles divide (and where the kernel does not compute it: a
+    cast is made by its pack), the contraction reads it in place, through a
     view of its layout split into tiles (an `expand_shape`). The packs:
     A in panels of `mb` rows (`[M/mb][K/kb][mb][kb]`), B in panels of `nb`
     columns (`[N/nb][K/kb][kb][nb]`) and C in `mb x nb` tiles, padded with
@@ -42,12 +43,16 @@ def PkPackMatmul : Pass<"pk-pack-matmul", "::mlir::func::FuncOp"> {
     reads B at the speed of memory), then (where M is dynamic) whether C
     has one panel of rows and B is static and divided by the tiles (B is
     then read in place, as for a static M that small), or at most 16 row
-    panels (tagged `pk.few_row_panels`: see pk-vectorize-packed-matmul),
+    panels and N's column panels (tagged `pk.few_row_panels`: see pk-vectorize-packed-matmul),
     each writing a padded C, then whether the tiles divide C: an
     `scf.if` chooses between those, the packed product writing C in its
     tiled layout, the packed product writing a padded C whose slice is the
     result, and (where N is dynamic) the tiles of one vector per row for
-    fewer columns, or else the product as it was. The product's single elementwise consumer (whose other operands
+    fewer columns, or else the product as it was. A static size that the
+    tiles do not divide gets no branch where they do. The single-use
+    elementwise producers of the operands (a cast of B) move into every
+    branch, where the packs fuse them; an operand the kernel computes is
+    never read in place (its pack makes it instead). The product's single elementwise consumer (whose other operands
     are defined before it) and the new tensors they start from are copied
     into every branch: the consumer then reads the slice of the padded C
     (no copy), and updates the product's tensor in place where it has its
