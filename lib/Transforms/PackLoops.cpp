@@ -125,12 +125,9 @@ TileMove tileMove(RewriterBase &rewriter, linalg::PackOp pack,
 LogicalResult
 fuseProducersIntoPacking(Operation *root,
                          llvm::SmallPtrSetImpl<Operation *> &packing) {
-  auto producedAlone = [](OpOperand *operand) {
-    auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
-    return producer && producer->hasOneUse() && linalg::isElementwise(producer);
-  };
   linalg::ControlFusionFn intoPacking = [&](OpOperand *operand) {
-    return packing.contains(operand->getOwner()) && producedAlone(operand);
+    return packing.contains(operand->getOwner()) &&
+           elementwiseProducerAlone(operand->get());
   };
   RewritePatternSet patterns(root->getContext());
   linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, intoPacking);
@@ -293,9 +290,8 @@ LogicalResult lowerPacks(RewriterBase &rewriter, Operation *root,
   llvm::SmallPtrSet<Operation *, 4> packing;
   for (linalg::PackOp pack : packs) {
     rewriter.setInsertionPoint(pack);
-    auto producer = pack.getSource().getDefiningOp<linalg::GenericOp>();
-    bool fusible = producer && producer->hasOneUse() &&
-                   linalg::isElementwise(producer) && !pack.getPaddingValue();
+    bool fusible =
+        elementwiseProducerAlone(pack.getSource()) && !pack.getPaddingValue();
     // Tile by tile, in one pass (in parallel when large), unless an
     // elementwise producer fuses into the lowered pack's transpose.
     if (!fusible &&

@@ -428,8 +428,8 @@ struct PackMatmulPass
     Location loc = op.getLoc();
     // (B computed in the kernel, a cast, is packed with it instead.)
     Value rhs = op.getDpsInputs()[1];
-    bool rhsStatic = cast<ShapedType>(rhs.getType()).hasStaticShape() &&
-                     !rhs.getDefiningOp<linalg::LinalgOp>();
+    bool rhsStaticInput = cast<ShapedType>(rhs.getType()).hasStaticShape() &&
+                          !rhs.getDefiningOp<linalg::LinalgOp>();
     // (B's cast moves into every branch: each packing fuses it.)
     auto [packed, plain] = mlir::pk::chooseAtRunTime(
         rewriter, op,
@@ -442,21 +442,23 @@ struct PackMatmulPass
     // panel, B is read in place where it can be (static, divided by the
     // tiles), as it is for a static M that small.
     if (ShapedType::isDynamic(m)) {
-      bool rhsInPlace = rhsStatic && k % kBlock == 0 && n % plan.columns == 0;
-      int64_t few = mlir::pk::kMaxFewRowPanels;
+      bool rhsInPlace =
+          rhsStaticInput && k % kBlock == 0 && n % plan.columns == 0;
+      int64_t fewPanels = mlir::pk::kMaxFewRowPanels;
       if (!ShapedType::isDynamic(n))
-        few = std::min<int64_t>(few, llvm::divideCeil(n, plan.columns));
-      SmallVector<int64_t> panelCounts = {few};
-      if (rhsInPlace && few > 1)
+        fewPanels =
+            std::min<int64_t>(fewPanels, llvm::divideCeil(n, plan.columns));
+      SmallVector<int64_t> panelCounts = {fewPanels};
+      if (rhsInPlace && fewPanels > 1)
         panelCounts.insert(panelCounts.begin(), 1);
       for (int64_t panels : panelCounts) {
         rewriter.setInsertionPoint(packed);
-        Value few = arith::CmpIOp::create(
+        Value within = arith::CmpIOp::create(
             rewriter, loc, arith::CmpIPredicate::sle,
             mlir::pk::loopSize(rewriter, packed, dims.m.front()),
             arith::ConstantIndexOp::create(rewriter, loc, panels * plan.rows));
         auto [fewRows, moreRows] =
-            mlir::pk::chooseAtRunTime(rewriter, packed, few, true);
+            mlir::pk::chooseAtRunTime(rewriter, packed, within, true);
         if (failed(packInTiles(rewriter, fewRows, plan.rows, plan.columns,
                                false, /*fewRowPanels=*/true,
                                /*oneRowPanel=*/panels == 1)))

@@ -1,6 +1,7 @@
 //===- RunTimeChoice.cpp - two copies of an op, one chosen at run time ----===//
 
 #include "RunTimeChoice.h"
+#include "Tiling.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
@@ -81,10 +82,7 @@ mlir::pk::chooseAtRunTime(RewriterBase &rewriter, linalg::LinalgOp op,
             return user != op && !isa<tensor::DimOp>(user);
           }))
         continue;
-      for (OpOperand &use : llvm::make_early_inc_range(input.getUses()))
-        if (isa<tensor::DimOp>(use.getOwner()))
-          rewriter.modifyOpInPlace(use.getOwner(),
-                                   [&] { use.set(producer.getDpsInits()[0]); });
+      readSizesFrom(rewriter, input, producer.getDpsInits()[0]);
       moved.push_back(producer);
     }
   moved.push_back(op);

@@ -195,6 +195,19 @@ void unmaskSums(RewriterBase &rewriter, Operation *root) {
   }
 }
 
+linalg::GenericOp elementwiseProducerAlone(Value value) {
+  auto producer = value.getDefiningOp<linalg::GenericOp>();
+  if (!producer || !producer->hasOneUse() || !linalg::isElementwise(producer))
+    return {};
+  return producer;
+}
+
+void readSizesFrom(RewriterBase &rewriter, Value value, Value sameShape) {
+  for (OpOperand &use : llvm::make_early_inc_range(value.getUses()))
+    if (isa<tensor::DimOp>(use.getOwner()))
+      rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(sameShape); });
+}
+
 /// Erases `op` where nothing reads its results but side-effect-free ops
 /// that nothing reads, with those; whether it did.
 static bool eraseIfUnused(RewriterBase &rewriter, Operation *op) {
@@ -219,10 +232,7 @@ Operation *fuseProducerIntoLoops(RewriterBase &rewriter,
       scf::tileAndFuseProducerOfSlice(rewriter, slice, loops);
   if (!producer || !fused || fused->tiledOps.size() != 1)
     return nullptr;
-  for (OpOperand &use : llvm::make_early_inc_range(producer->getUses()))
-    if (auto dim = dyn_cast<tensor::DimOp>(use.getOwner()))
-      rewriter.modifyOpInPlace(dim,
-                               [&] { use.set(producer.getDpsInits()[0]); });
+  readSizesFrom(rewriter, producer->getResult(0), producer.getDpsInits()[0]);
   // (The ops that tiling left behind may read it, unused.)
   eraseIfUnused(rewriter, producer);
   auto tiled = cast<DestinationStyleOpInterface>(fused->tiledOps.front());

@@ -96,6 +96,15 @@ FailureOr<Value> packWithVectors(RewriterBase &rewriter, linalg::PackOp pack,
 LogicalResult lowerPacks(RewriterBase &rewriter, Operation *root,
                          int64_t parallelThreshold);
 
+/// The elementwise linalg.generic that computes `value`, read by one op
+/// (a cast, a scale a pack can fuse); null otherwise.
+linalg::GenericOp elementwiseProducerAlone(Value value);
+
+/// Makes the tensor.dim ops that read `value`'s sizes read `sameShape`'s
+/// (a destination of the op that computes it), so that they do not keep
+/// that op, or hold it where it cannot move.
+void readSizesFrom(RewriterBase &rewriter, Value value, Value sameShape);
+
 /// Computes the producer of `slice` (an op of the tensor it slices)
 /// inside `loops` on the slice alone, into a new tensor of the slice's
 /// size rather than a slice of one of the whole size; the producer's op

@@ -359,11 +359,7 @@ struct VectorizePackedMatmulPass
     for (;;) {
       auto source =
           fused->getOperand(0).getDefiningOp<tensor::ExtractSliceOp>();
-      auto producer =
-          source ? source.getSource().getDefiningOp<linalg::GenericOp>()
-                 : linalg::GenericOp();
-      if (!producer || !producer->hasOneUse() ||
-          !linalg::isElementwise(producer) ||
+      if (!source || !mlir::pk::elementwiseProducerAlone(source.getSource()) ||
           !(fused = mlir::pk::fuseProducerIntoLoops(rewriter, source, loops)))
         return success();
     }
