@@ -109,6 +109,9 @@ void mlir::pk::buildPkBufferizationPipeline(OpPassManager &pm) {
 
 void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
                                      const CpuPipelineOptions &options) {
+  // Before anything declares a library function: a kernel named `erf` or
+  // `malloc` must not stand for it.
+  pm.addPass(createPkRenameKernelFunctions());
   PkLowerLinalgToLoopsOptions loops;
   loops.parallelThreshold = options.parallelThreshold;
   pm.addNestedPass<func::FuncOp>(createPkLowerLinalgToLoops(loops));
@@ -149,6 +152,7 @@ void mlir::pk::buildPkToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createPkNameCInterfacesAfterKernels());
   // NumPy's bools: any nonzero byte is true, where LLVM reads an i1's bit.
   pm.addPass(createPkLoadBoolsAsBytes());
   pm.addPass(createCanonicalizerPass());
@@ -365,4 +369,8 @@ void mlir::pk::registerPkPipelines() {
       "pk kernels to PTX (or cubin) for NVIDIA GPUs, plus their host "
       "function",
       buildPkCudaPipeline);
+}
+
+std::string mlir::pk::loweredKernelFunction(llvm::StringRef kernel) {
+  return (mlir::pk::kKernelSymbolPrefix + kernel).str();
 }

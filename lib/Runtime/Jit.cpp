@@ -233,6 +233,7 @@ jitTargetMachine(const CompileOptions &options, const char *what) {
 std::string machineCode(mlir::ModuleOp module, const CompileOptions &options,
                         llvm::ArrayRef<std::string> entryPoints,
                         bool assembly) {
+  initializeNativeCodegen(); // libmvecLoaded, as for the JIT's code
   auto machine = jitTargetMachine(options, "lower");
   DiagnosticCollector diagnostics(module.getContext());
   llvm::LLVMContext context;

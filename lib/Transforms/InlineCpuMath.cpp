@@ -24,7 +24,7 @@ struct InlineCpuMathPass
 
   void runOnOperation() override {
     int64_t bits = vectorBits > 0 ? vectorBits : mlir::pk::hostVectorBits();
-    // float32 exp, log and tanh and float64 exp as Cephes' polynomials:
+    // float32 exp, log, tanh and erf and float64 exp as polynomials:
     // arithmetic that loops vectorize at full width instead of a libm call
     // per element or libmvec's (8 lanes, float64 exp 3 ulp off).
     RewritePatternSet patterns(&getContext());

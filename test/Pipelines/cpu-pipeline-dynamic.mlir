@@ -16,7 +16,7 @@
 // BUF: linalg.generic {{.*}} ins(%arg0, %[[B]], %[[C]] : memref<?xf32>, memref<?xf32>, memref<?xf32>) outs(%[[O]] : memref<?xf32>)
 // BUF-NOT: memref.alloc
 // BUF: return
-// CHECK-LABEL: llvm.func @fma
+// CHECK-LABEL: llvm.func @kernel.fma(
 // CHECK: %[[LARGE:.*]] = llvm.icmp "sge" %arg3, %{{.*}} : i64
 // CHECK: llvm.cond_br %[[LARGE]]
 // CHECK: omp.parallel
@@ -39,7 +39,7 @@ pk.kernel @fma(%a: !pk.ref<?xf32>, %b: !pk.ref<?xf32>, %c: !pk.ref<?xf32>, %o: !
 // BUF-LABEL: func.func @row_max
 // BUF: %[[O:.*]] = memref.reinterpret_cast %arg1
 // BUF: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : memref<?x1024xf32>) outs(%[[O]] : memref<?xf32>)
-// CHECK-LABEL: llvm.func @row_max
+// CHECK-LABEL: llvm.func @kernel.row_max(
 // CHECK: llvm.intr.maximum
 pk.kernel @row_max(%x: !pk.ref<?x1024xf32>, %o: !pk.ref<?xf32>) {
   %0 = pk.load %x : !pk.ref<?x1024xf32> -> tensor<?x1024xf32>
@@ -63,7 +63,7 @@ pk.kernel @row_max(%x: !pk.ref<?x1024xf32>, %o: !pk.ref<?xf32>) {
 // BUF: linalg.generic {{.*}} ins(%[[L]], %[[R]] : {{.*}}) outs(%[[O]] : {{.*}})
 // BUF-NOT: memref.alloc
 // BUF: return
-// CHECK-LABEL: llvm.func @stencil
+// CHECK-LABEL: llvm.func @kernel.stencil(
 pk.kernel @stencil(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
   %n = pk.dim %x[0] : !pk.ref<?xf32>
   %m = pk.slice_size %n offset 2 step 1
@@ -92,7 +92,7 @@ pk.kernel @stencil(%x: !pk.ref<?xf32>, %o: !pk.ref<?xf32>) {
 // TILED: linalg.matmul ins(%[[A]], %[[B]] : memref<?x?xf32>, memref<?x?xf32>) outs(%[[O]] : memref<?x?xf32>)
 // TILED-NOT: memref.copy
 // TILED: return
-// CHECK-LABEL: llvm.func @matmul
+// CHECK-LABEL: llvm.func @kernel.matmul(
 // CHECK: omp.parallel
 // CHECK: llvm.intr.fmuladd
 pk.kernel @matmul(%a: !pk.ref<?x?xf32>, %b: !pk.ref<?x?xf32>, %o: !pk.ref<?x?xf32>) {
@@ -108,10 +108,10 @@ pk.kernel @matmul(%a: !pk.ref<?x?xf32>, %b: !pk.ref<?x?xf32>, %o: !pk.ref<?x?xf3
 // is expanded back to the result's batches; with dynamic batch sizes too
 // (C's expansion then holds several dynamic sizes in a group, viewed by
 // pk-expand-shapes-as-casts: MLIR 22's expand-strided-metadata crashed).
-// CHECK-LABEL: llvm.func @broadcast_batches
+// CHECK-LABEL: llvm.func @kernel.broadcast_batches(
 // CHECK: omp.parallel
 // CHECK: llvm.intr.fmuladd
-// CHECK-LABEL: llvm.func @dynamic_broadcast_batches
+// CHECK-LABEL: llvm.func @kernel.dynamic_broadcast_batches(
 pk.kernel @broadcast_batches(%a: !pk.ref<2x3x?x?xf32>, %b: !pk.ref<3x?x?xf32>, %o: !pk.ref<2x3x?x?xf32>) {
   %a0 = pk.load %a : !pk.ref<2x3x?x?xf32> -> tensor<2x3x?x?xf32>
   %b0 = pk.load %b : !pk.ref<3x?x?xf32> -> tensor<3x?x?xf32>

@@ -113,3 +113,24 @@ func.func @double_exp_log(%x: f64) -> f64 {
   %l = math.log %e : f64
   return %l : f64
 }
+
+// erf: -expm1(-|x| S(|x|)) with x's sign: |x| clamped at 3.92 by a select
+// that keeps NaN, S's constant 2 / sqrt(pi) in two parts, no division and
+// no branch; float64 stays for libm.
+// CHECK-LABEL: func.func @erf
+// CHECK-NOT: math.erf
+// CHECK: %[[LIMIT:.*]] = arith.constant 3.920000e+00 : f32
+// CHECK: %[[ABS:.*]] = math.absf %arg0
+// CHECK: %[[ABOVE:.*]] = arith.cmpf olt, %[[LIMIT]], %[[ABS]]
+// CHECK: arith.select %[[ABOVE]], %[[LIMIT]], %[[ABS]]
+// CHECK-NOT: arith.divf
+// CHECK: arith.shli
+// CHECK-NOT: arith.divf
+// CHECK: math.copysign
+// CHECK-NOT: arith.select
+// CHECK: math.erf {{.*}} : f64
+func.func @erf(%x: f32, %y: f64) -> (f32, f64) {
+  %e = math.erf %x : f32
+  %f = math.erf %y : f64
+  return %e, %f : f32, f64
+}

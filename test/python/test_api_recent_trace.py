@@ -31,7 +31,7 @@ def test_the_most_recent_call_or_trace():
     assert "v0<3:float32>" in k.show_ir() and k.show_ir() == k.ir.listing
     assert "pk.kernel @double" in k.lower(stage="pk")
     assert "memref<3xf32>" in k.lower(stage="bufferized")
-    assert "llvm.func @double" in k.lower()
+    assert "llvm.func @kernel.double" in k.lower()
     # An explicit trace is now the most recent one...
     k.show_ir(b, b)
     assert "<2,2:float64>" in k.show_ir() and "memref<2x2xf64>" in k.lower(

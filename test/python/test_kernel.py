@@ -43,7 +43,7 @@ def test_lower_shows_every_stage(rng):
     assert "linalg.generic" in fma.lower(a, b, c, o, stage="linalg")
     bufferized = fma.lower(a, b, c, o, stage="bufferized")
     assert bufferized.count("linalg.generic") == 1 and "memref.alloc" not in bufferized
-    assert "llvm.func @fma" in fma.lower(a, b, c, o, stage="llvm")
+    assert "llvm.func @kernel.fma" in fma.lower(a, b, c, o, stage="llvm")
     with pytest.raises(RuntimeError, match="unknown stage 'bogus'"):
         fma.lower(a, b, c, o, stage="bogus")
 

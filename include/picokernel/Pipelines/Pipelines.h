@@ -145,6 +145,11 @@ bool buildCpuStage(OpPassManager &pm, const std::string &stage,
 /// the stage pipelines.
 void registerPkPipelines();
 
+/// The LLVM function a kernel named `kernel` becomes in the CPU pipeline
+/// ("kernel.erf": pk-rename-kernel-functions); its C interface keeps the
+/// kernel's name (`_mlir_ciface_erf`).
+std::string loweredKernelFunction(llvm::StringRef kernel);
+
 } // namespace mlir::pk
 
 #endif // PICOKERNEL_PIPELINES_PIPELINES_H

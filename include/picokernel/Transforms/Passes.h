@@ -51,6 +51,16 @@ constexpr int64_t kMaxFewRowPanels = 16;
 /// panels of rows, for pk-vectorize-packed-matmul (which removes it).
 constexpr llvm::StringLiteral kFewRowPanelsAttrName = "pk.few_row_panels";
 
+/// What pk-rename-kernel-functions puts before a kernel function's symbol
+/// (`erf` becomes `kernel.erf`): no C library names a symbol with a dot, so
+/// a kernel named like one (erf, malloc, omp_get_thread_num) no longer
+/// stands for it (and none becomes an `llvm.` intrinsic's).
+constexpr llvm::StringLiteral kKernelSymbolPrefix = "kernel.";
+
+/// The attribute holding a renamed kernel function's own name, for
+/// pk-name-c-interfaces-after-kernels (which removes it).
+constexpr llvm::StringLiteral kKernelNameAttrName = "pk.kernel_name";
+
 #define GEN_PASS_DECL
 #include "picokernel/Transforms/Passes.h.inc"
 

@@ -386,17 +386,20 @@ def PkSplitReductions : Pass<"pk-split-reductions", "::mlir::func::FuncOp"> {
 def PkInlineCpuMath : Pass<"pk-inline-cpu-math", "::mlir::func::FuncOp"> {
   let summary = "Expand float32 math functions into inline polynomials";
   let description = [{
-    Rewrites float32 `math.exp`, `math.log` and `math.tanh` and float64
-    `math.exp` (scalar or vector) into arithmetic: Cephes' minimax
+    Rewrites float32 `math.exp`, `math.log`, `math.tanh` and `math.erf` and
+    float64 `math.exp` (scalar or vector) into arithmetic: Cephes' minimax
     polynomials (exp: 2^k e^r with ln 2 in two parts and 2^k applied as two
     normal powers of two, so that subnormal results round once and overflow
     gives inf, float64 with Cephes' Pade form; log: the exponent plus
     log(1 + f) for 1 + f in [sqrt(1/2), sqrt(2)), subnormal arguments
     scaled by 2^23 first; tanh: -m / (2 + m) with m = expm1(-2|x|) from
-    exp's polynomial without its 1, one branch for every x, with x's sign).
+    exp's polynomial without its 1, one branch for every x, with x's sign;
+    erf: -expm1(-|x| S(|x|)) with S a degree-10 minimax fit of
+    -log(erfc(x)) / x, x's sign, |x| clamped at 3.92 where erf rounds to 1).
     Measured against the correctly rounded result (bench/run_accuracy.py,
-    docs/accuracy.md): float32 exp and log within 1 ulp, tanh and sigmoid
-    (built on exp) within 2 (tanh checked on every float32), float64 exp
+    docs/accuracy.md): float32 exp and log within 1 ulp, tanh, erf and
+    sigmoid (built on exp) within 2 (tanh and erf checked on every float32;
+    libmvec's AVX-512 erf is 4 ulp off), float64 exp
     within 2 (libmvec's: 3); NaN, the infinities, the zeros' signs and log
     of negative numbers as libm. Loops over them vectorize at the target's
     full width with no library call (libm's per element, libmvec's at most
@@ -674,6 +677,53 @@ def PkExpandShapesAsCasts : Pass<"pk-expand-shapes-as-casts"> {
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def PkRenameKernelFunctions : Pass<"pk-rename-kernel-functions",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Kernel functions under symbols no C library uses";
+  let description = [{
+    A kernel's function has the kernel's name, which may be a C library's:
+    a kernel named `erf` computing a float64 erf called itself (libm's erf
+    became a call to the kernel, with the wrong arguments), one named
+    `malloc` or `free` called itself for its temporaries, and one named
+    `omp_get_thread_num` recursed until the stack overflowed. Before the
+    lowering declares library functions (the OpenMP runtime's, malloc and
+    free, libm's), this pass renames each public function with a C
+    interface (`llvm.emit_c_interface`) `kernel.<name>`, a symbol no C
+    library can define and no LLVM intrinsic has, and records its name in
+    `pk.kernel_name` for pk-name-c-interfaces-after-kernels, which names
+    the C interfaces after the kernels again. Longer names go first, so
+    that kernels `a` and `kernel.a` both find their new names free.
+
+    ```mlir
+    func.func @erf(%a: memref<16xf64>) attributes {llvm.emit_c_interface}
+    // becomes
+    func.func @kernel.erf(%a: memref<16xf64>)
+        attributes {llvm.emit_c_interface, pk.kernel_name = "erf"}
+    ```
+  }];
+}
+
+def PkNameCInterfacesAfterKernels : Pass<"pk-name-c-interfaces-after-kernels",
+                                         "::mlir::ModuleOp"> {
+  let summary = "C interfaces named after their kernels again";
+  let description = [{
+    After the conversion to the LLVM dialect, renames the C interface of
+    each function pk-rename-kernel-functions renamed after the kernel's own
+    name (`pk.kernel_name`, then removed): `_mlir_ciface_kernel.erf`
+    becomes `_mlir_ciface_erf`. Callers (the JIT, embedders) find a
+    kernel's entry point by the kernel's name.
+
+    ```mlir
+    llvm.func @kernel.erf(...) attributes {llvm.emit_c_interface, pk.kernel_name = "erf"}
+    llvm.func @_mlir_ciface_kernel.erf(%arg0: !llvm.ptr)
+    // become
+    llvm.func @kernel.erf(...) attributes {llvm.emit_c_interface}
+    llvm.func @_mlir_ciface_erf(%arg0: !llvm.ptr)
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def PkLoadBoolsAsBytes : Pass<"pk-load-bools-as-bytes", "::mlir::ModuleOp"> {

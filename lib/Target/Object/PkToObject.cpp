@@ -7,6 +7,7 @@
 #include "picokernel/Compiler/TargetMachine.h"
 #include "picokernel/Dialect/Pk/IR/PkOps.h"
 #include "picokernel/Dialect/Pk/IR/SizeClasses.h"
+#include "picokernel/Pipelines/Pipelines.h"
 
 #include "mlir/Parser/Parser.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -169,7 +170,8 @@ std::string cType(::pk::DType dtype) {
 /// kernel ran.
 LogicalResult addEntryPoint(llvm::Module &module, const AotKernel &aot) {
   const ::pk::KernelSignature &kernel = aot.signature;
-  llvm::Function *lowered = module.getFunction(kernel.name);
+  llvm::Function *lowered =
+      module.getFunction(mlir::pk::loweredKernelFunction(kernel.name));
   if (!lowered)
     return failure();
   llvm::LLVMContext &context = module.getContext();

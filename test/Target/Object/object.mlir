@@ -15,6 +15,8 @@
 // RUN: llvm-nm --defined-only --extern-only %t/dynamic.o | FileCheck %s --check-prefix=DYNAMIC-SYMBOLS
 // RUN: pk-translate --pk-to-c-header %t/unsigned.mlir | FileCheck %s --check-prefix=UNSIGNED
 // RUN: pk-translate --pk-to-object %t/unsigned.mlir -o %t/unsigned.o
+// RUN: pk-translate --pk-to-object %t/libm.mlir -o %t/libm.o
+// RUN: llvm-nm %t/libm.o | FileCheck %s --check-prefix=LIBM
 
 //--- kernels.mlir
 // SYMBOLS-NOT: {{ }}scale{{$}}
@@ -229,5 +231,18 @@ pk.kernel @halve(%x: !pk.ref<4xui8> loc("x"), %o: !pk.ref<4xui64> loc("o")) {
   %2 = pk.constant dense<2> : tensor<4xui64>
   %3 = pk.floordiv %1, %2 : tensor<4xui64>
   pk.store %3, %o : tensor<4xui64> -> !pk.ref<4xui64>
+  pk.return
+}
+
+//--- libm.mlir
+// A kernel named like the libm function it calls exports pk_erf and calls
+// libm's erf (it once called itself).
+// LIBM-NOT: {{ }}kernel.erf{{$}}
+// LIBM: U erf{{$}}
+// LIBM: T pk_erf{{$}}
+pk.kernel @erf(%x: !pk.ref<8xf64> loc("x"), %o: !pk.ref<8xf64> loc("o")) {
+  %0 = pk.load %x : !pk.ref<8xf64> -> tensor<8xf64>
+  %1 = pk.erf %0 : tensor<8xf64>
+  pk.store %1, %o : tensor<8xf64> -> !pk.ref<8xf64>
   pk.return
 }
