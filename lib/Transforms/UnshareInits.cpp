@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 namespace mlir::pk {
@@ -41,17 +42,27 @@ struct UnshareInitsPass
   void runOnOperation() override {
     // The inits after the first use of a freshly made tensor, in order.
     SmallVector<OpOperand *> sharing;
-    llvm::SmallPtrSet<Value, 8> seen;
+    llvm::DenseMap<Value, SmallVector<Operation *, 2>> writers;
     getOperation().walk([&](DestinationStyleOpInterface op) {
       // Fills of one empty tensor are left sharing it: each fill writes the
       // whole of it, and bufferization reuses one buffer for values whose
       // lives do not overlap (a row's max, then its sum).
       if (isa<linalg::FillOp>(op.getOperation()))
         return;
-      for (OpOperand &init : op.getDpsInitsMutable())
-        if (isMadeFresh(init.get()) && !init.get().hasOneUse() &&
-            !seen.insert(init.get()).second)
+      for (OpOperand &init : op.getDpsInitsMutable()) {
+        if (!isMadeFresh(init.get()) || init.get().hasOneUse())
+          continue;
+        // Writers in branches of which one runs (a product's variants,
+        // chosen at run time) share the tensor: only one of them writes
+        // it, and each branch's copy would leave the destination's.
+        SmallVector<Operation *, 2> &earlier = writers[init.get()];
+        if (llvm::any_of(earlier, [&](Operation *writer) {
+              return !insideMutuallyExclusiveRegions(writer, op);
+            }))
           sharing.push_back(&init);
+        else
+          earlier.push_back(op);
+      }
     });
     OpBuilder builder(&getContext());
     for (OpOperand *init : sharing)

@@ -294,10 +294,8 @@ struct VectorizeMatvecPass
     if (auto restColumns = rowsTiled
                                ? mlir::pk::findFirst<linalg::GenericOp>(root)
                                : linalg::GenericOp()) {
-      if (restColumns.hasDynamicShape())
-        restColumns = onlyIfAny(rewriter, restColumns, matvec.column());
       if (failed(vectorizeRestColumns(rewriter, restColumns, matvec.column(),
-                                      lanes)))
+                                      kTile)))
         return emitError(loc, "matrix-vector product could not be vectorized");
     }
     // The tile's sums stay in registers across K.
@@ -323,23 +321,28 @@ struct VectorizeMatvecPass
             &getContext(), flags.getValue() | arith::FastMathFlags::reassoc));
       });
     });
-    // The rows the tiles do not divide: one thinner tile.
+    // The rows the tiles do not divide: one thinner tile, or for a dynamic
+    // number, a serial loop over them (fewer than a tile's rows: a parallel
+    // region would cost more than it saves, even where there are none).
     if (Operation *rest = byRows->second)
       return vectorizeRowDots(rewriter, cast<linalg::LinalgOp>(rest), matvec,
-                              lanes, parallel, /*leftOver=*/true);
+                              lanes, parallel && !dynamic, /*leftOver=*/true);
     return success();
   }
 
   /// The columns a row tile of A @ x leaves over (fewer than a tile):
-  /// vectors of their static number, or for a dynamic number masked steps
-  /// of one vector (`lanes`) each.
+  /// vectors of their static number, or for a dynamic number a loop of at
+  /// most one masked step of a whole tile (`tile` lanes: one sum across
+  /// lanes per row, where steps of one vector would take one each; none
+  /// where there are no columns left, without a branch, which would make
+  /// bufferization copy the row tile's sums).
   LogicalResult vectorizeRestColumns(RewriterBase &rewriter,
                                      linalg::GenericOp rest, unsigned column,
-                                     int64_t lanes) {
+                                     int64_t tile) {
     Operation *loop = rest->getParentOp();
     if (rest.hasDynamicShape()) {
       SmallVector<int64_t> steps(rest.getNumLoops(), 0);
-      steps[column] = lanes;
+      steps[column] = tile;
       FailureOr<scf::SCFTilingResult> tiled =
           mlir::pk::tileInto(rewriter, rest, steps, LoopType::ForOp);
       if (failed(tiled) || tiled->loops.size() != 1)
@@ -347,7 +350,7 @@ struct VectorizeMatvecPass
       rest = cast<linalg::GenericOp>(tiled->tiledOps.front());
       loop = tiled->loops.front();
     }
-    if (failed(mlir::pk::vectorizeOp(rewriter, rest, lanes,
+    if (failed(mlir::pk::vectorizeOp(rewriter, rest, tile,
                                      /*assumeWhole=*/false)))
       return failure();
     // Masked reads of tensors become transfer_reads with a mask, which
@@ -355,24 +358,6 @@ struct VectorizeMatvecPass
     RewritePatternSet patterns(rewriter.getContext());
     vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
     return applyPatternsGreedily(loop, std::move(patterns));
-  }
-
-  /// Moves `rest` (columns a row tile leaves over, a dynamic number) into
-  /// an scf.if that runs it only where there are any; returns it.
-  linalg::GenericOp onlyIfAny(RewriterBase &rewriter, linalg::GenericOp rest,
-                              unsigned dim) {
-    Location loc = rest.getLoc();
-    Value any = isAtLeast(rewriter, rest, dim, 1);
-    auto choice =
-        scf::IfOp::create(rewriter, loc, rest->getResultTypes(), any,
-                          /*addThenBlock=*/true, /*addElseBlock=*/true);
-    rewriter.replaceAllUsesWith(rest->getResults(), choice.getResults());
-    rewriter.setInsertionPointToEnd(choice.thenBlock());
-    auto yield = scf::YieldOp::create(rewriter, loc, rest->getResults());
-    rewriter.moveOpBefore(rest, yield);
-    rewriter.setInsertionPointToEnd(choice.elseBlock());
-    scf::YieldOp::create(rewriter, loc, rest.getDpsInits());
-    return rest;
   }
 
   /// o[n] = sum_k x[k] A[k, n]: blocks of columns (in parallel), each a

@@ -46,3 +46,72 @@ func.func @two_fills() -> (tensor<4xf32>, tensor<4xf32>) {
   %b = linalg.fill ins(%one : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %a, %b : tensor<4xf32>, tensor<4xf32>
 }
+
+// Writers in the two branches of an scf.if (only one runs) keep sharing
+// the fill: empty-tensor elimination then computes either in the
+// destination.
+// CHECK-LABEL: func.func @either_branch
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: scf.if
+// CHECK: linalg.generic {{.*}} outs(%[[F]] : tensor<6xi64>)
+// CHECK: } else {
+// CHECK: linalg.generic {{.*}} outs(%[[F]] : tensor<6xi64>)
+// CHECK-NOT: linalg.fill
+func.func @either_branch(%x: tensor<6x8xi64>, %c: i1) -> tensor<6xi64> {
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<6xi64>
+  %f = linalg.fill ins(%zero : i64) outs(%e : tensor<6xi64>) -> tensor<6xi64>
+  %r = scf.if %c -> (tensor<6xi64>) {
+    %a = linalg.generic {indexing_maps = [#map, #row],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<6x8xi64>) outs(%f : tensor<6xi64>) {
+    ^bb0(%in: i64, %out: i64):
+      %s = arith.addi %out, %in : i64
+      linalg.yield %s : i64
+    } -> tensor<6xi64>
+    scf.yield %a : tensor<6xi64>
+  } else {
+    %b = linalg.generic {indexing_maps = [#map, #row],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<6x8xi64>) outs(%f : tensor<6xi64>) {
+    ^bb0(%in: i64, %out: i64):
+      %m = arith.maxui %out, %in : i64
+      linalg.yield %m : i64
+    } -> tensor<6xi64>
+    scf.yield %b : tensor<6xi64>
+  }
+  return %r : tensor<6xi64>
+}
+
+// Writers in the same branch still get a fill each.
+// CHECK-LABEL: func.func @same_branch
+// CHECK: %[[F1:.*]] = linalg.fill
+// CHECK: scf.if
+// CHECK: linalg.generic {{.*}} outs(%[[F1]] : tensor<6xi64>)
+// CHECK: %[[F2:.*]] = linalg.fill
+// CHECK: linalg.generic {{.*}} outs(%[[F2]] : tensor<6xi64>)
+func.func @same_branch(%x: tensor<6x8xi64>, %c: i1) -> (tensor<6xi64>, tensor<6xi64>) {
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<6xi64>
+  %f = linalg.fill ins(%zero : i64) outs(%e : tensor<6xi64>) -> tensor<6xi64>
+  %r:2 = scf.if %c -> (tensor<6xi64>, tensor<6xi64>) {
+    %a = linalg.generic {indexing_maps = [#map, #row],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<6x8xi64>) outs(%f : tensor<6xi64>) {
+    ^bb0(%in: i64, %out: i64):
+      %s = arith.addi %out, %in : i64
+      linalg.yield %s : i64
+    } -> tensor<6xi64>
+    %b = linalg.generic {indexing_maps = [#map, #row],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<6x8xi64>) outs(%f : tensor<6xi64>) {
+    ^bb0(%in: i64, %out: i64):
+      %m = arith.maxui %out, %in : i64
+      linalg.yield %m : i64
+    } -> tensor<6xi64>
+    scf.yield %a, %b : tensor<6xi64>, tensor<6xi64>
+  } else {
+    scf.yield %f, %f : tensor<6xi64>, tensor<6xi64>
+  }
+  return %r#0, %r#1 : tensor<6xi64>, tensor<6xi64>
+}

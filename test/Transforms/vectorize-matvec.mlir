@@ -111,12 +111,13 @@ func.func @dot(%a: tensor<1000xf32>, %b: tensor<1000xf32>, %o: tensor<f32>) -> t
 // where an scf.if on the count of multiply-adds (from the threshold on)
 // chooses the parallel copy or the serial one. Each splits at the largest
 // multiple of a tile, whose tiles are whole and static (8 x 64 here), the
-// columns they leave over (if any) masked 8 x 16 steps in each row tile,
-// their masked-off products -0.0 in the sums; the rows left over are tiles
-// of one row.
+// columns they leave over a loop of at most one masked 8 x 64 step in each
+// row tile (no branch: bufferization would copy the tile's sums), their
+// masked-off products -0.0 in the sums; the rows left over are serial
+// tiles of one row (no parallel region for fewer than 8 rows).
 // CHECK-LABEL: func.func @dynamic_rows
 // CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[X:.*]]: tensor<?xf32>
-// CHECK-DAG: %[[NOTHING:.*]] = arith.constant dense<-0.000000e+00> : vector<16xf32>
+// CHECK-DAG: %[[NOTHING:.*]] = arith.constant dense<-0.000000e+00> : vector<64xf32>
 // CHECK-DAG: %[[K:.*]] = tensor.dim %[[A]], %c1
 // CHECK: %[[WIDE:.*]] = arith.cmpi sge, %[[K]], %c16
 // CHECK: scf.if %[[WIDE]]
@@ -130,14 +131,16 @@ func.func @dot(%a: tensor<1000xf32>, %b: tensor<1000xf32>, %o: tensor<f32>) -> t
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}}) -> (vector<8xf32>)
 // CHECK: tensor.extract_slice %[[A]][%[[R]], %{{.*}}] [8, 64] [1, 1] : tensor<?x?xf32> to tensor<8x64xf32>
 // CHECK-COUNT-8: vector.reduction <add>, {{.*}} fastmath<reassoc> : vector<64xf32> into f32
-// CHECK: scf.if %{{.*}} -> (tensor<8xf32>)
-// CHECK: scf.for %{{.*}} step %c16
-// CHECK: %[[REST:.*]] = vector.create_mask %c8, %{{.*}} : vector<8x16xi1>
-// CHECK: vector.transfer_read %{{.*}}[%c0, %c0], %{{.*}}, %[[REST]] {{.*}} : tensor<8x?xf32>, vector<8x16xf32>
-// CHECK: %[[SUMMED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NOTHING]] : vector<16xi1>, vector<16xf32>
+// CHECK-NOT: scf.if
+// CHECK: scf.for %{{.*}} step %c64 iter_args(%{{.*}}) -> (tensor<8xf32>)
+// CHECK: %[[REST:.*]] = vector.create_mask %c8, %{{.*}} : vector<8x64xi1>
+// CHECK: vector.transfer_read %{{.*}}[%c0, %c0], %{{.*}}, %[[REST]] {{.*}} : tensor<8x?xf32>, vector<8x64xf32>
+// CHECK: %[[SUMMED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NOTHING]] : vector<64xi1>, vector<64xf32>
 // CHECK: vector.reduction <add>, %[[SUMMED]]
 // CHECK-NOT: vector.mask
-// CHECK: scf.forall (%{{.*}}) in (%{{.*}})
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: scf.forall
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
 // CHECK: -> (vector<f32>)
 // CHECK: } else {
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c8

@@ -190,8 +190,10 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
     tiles. The shapes:
 
     - `A @ x`: tiles of 8 rows (all of fewer; the rows 8 leave over as
-      one thinner tile) times 4 vectors of columns (the target's
-      `vector-bits`; 0: the host's), each row's 4-vector chunk of products
+      one thinner tile, or for a dynamic number a serial loop of one-row
+      tiles) times 4 vectors of columns (the target's `vector-bits`; 0:
+      the host's; the columns they leave over one more step, masked for a
+      dynamic number), each row's 4-vector chunk of products
       summed as a tree (reassociated) and added to the row's sum, kept in
       registers across the columns (so the sum over K is in order by
       chunks: its rounding error grows with K / chunk, not K); a dot
@@ -552,7 +554,10 @@ def PkUnshareInits : Pass<"pk-unshare-inits", "::mlir::func::FuncOp"> {
     gets a clone of it (and of the empty tensor a fill fills), so that every
     op writes into a tensor of its own, as before CSE. Fills of one empty
     tensor keep sharing it: a fill writes all of it, and bufferization
-    reuses the buffer where the values' lives do not overlap.
+    reuses the buffer where the values' lives do not overlap. So do ops in
+    branches of which only one runs (the variants of a dynamic product that
+    `scf.if`s choose between at run time): with a clone each, all but one
+    would compute outside the destination and be copied into it.
 
     ```mlir
     %f = linalg.fill ins(%zero : i64) outs(%e : tensor<6xi64>)
