@@ -6,9 +6,9 @@
 // outer loop would copy the vectorized inner one.
 // CHECK-DAG: #[[DISABLE:.*]] = #llvm.loop_unroll<disable = true>
 // CHECK-DAG: #[[NOUNROLL:.*]] = #llvm.loop_annotation<unroll = #[[DISABLE]]>
-// An elementwise innermost loop of unknown length is not interleaved.
-// CHECK-DAG: #[[ONCE:.*]] = #llvm.loop_interleave<count = 1 : i32>
-// CHECK-DAG: #[[ONEVECTOR:.*]] = #llvm.loop_annotation<interleave = #[[ONCE]]>
+// An elementwise innermost loop of unknown length takes two vectors a step.
+// CHECK-DAG: #[[TWICE:.*]] = #llvm.loop_interleave<count = 2 : i32>
+// CHECK-DAG: #[[TWOVECTORS:.*]] = #llvm.loop_annotation<interleave = #[[TWICE]]>
 
 // Below the threshold: scf.for only.
 // CHECK-LABEL: func.func @small
@@ -95,7 +95,7 @@ func.func @inside_forall(%a: memref<4x10x10xf32>, %o: memref<4x10x10xf32>) {
 // CHECK: } else {
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[N]]
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[M]]
-// CHECK: } {loop_annotation = #[[ONEVECTOR]]}
+// CHECK: } {loop_annotation = #[[TWOVECTORS]]}
 // CHECK-NEXT: } {loop_annotation = #[[NOUNROLL]]}
 // CHECK-NOT: linalg.generic
 func.func @dynamic(%a: memref<?x?xf32>, %o: memref<?x?xf32>) {
@@ -113,7 +113,7 @@ func.func @dynamic(%a: memref<?x?xf32>, %o: memref<?x?xf32>) {
 // CHECK-LABEL: func.func @dynamic_reduction
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK-NOT: #[[ONEVECTOR]]
+// CHECK-NOT: #[[TWOVECTORS]]
 // CHECK: return
 #rows = affine_map<(d0, d1) -> (d0)>
 func.func @dynamic_reduction(%a: memref<?x?xf32>, %o: memref<?xf32>) {

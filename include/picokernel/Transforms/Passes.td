@@ -220,7 +220,7 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
     product has at least `parallel-threshold` multiply-adds. The columns
     the tiles do not divide are split off (`linalg::splitOp`): for `A @ x`
     within each row tile, while its rows are in cache, as vectors of their
-    number (where that is dynamic, masked steps of one vector); for
+    number (where that is dynamic, at most one masked step of a tile); for
     `x @ A` (and its rows
     the steps do not divide) as loop nests. Products shorter than one
     column tile keep their loop nest.
@@ -437,8 +437,10 @@ def PkLowerLinalgToLoops : Pass<"pk-lower-linalg-to-loops",
     keeps LLVM from unrolling it (a tile's 4 rows would be 4 copies of the
     vectorized inner loop: code and compile time without speed). The
     innermost loop of an elementwise op whose length is known only at run
-    time asks LLVM for one vector a step (no interleaving): interleaved,
-    rows shorter than 2-4 vectors would run wholly in the scalar remainder.
+    time asks LLVM for two vectors a step, as LLVM takes for a static one:
+    with its own choice (up to 4) rows shorter than 4 vectors would run in
+    remainder loops, and with one vector a step (no vector epilogue) up to
+    a vector's worth of every row would run scalar.
   }];
   let options = [
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
