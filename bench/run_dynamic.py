@@ -222,10 +222,12 @@ def speed_ratios(quick):
         if label.startswith("matmul"):  # by multiply-adds
             elements = arrays[0].size * arrays[1].shape[1] // 30
         reps = max(3, min(100_000, int(3e6 // elements)))
+        # Round by round alternately, the best round of each: on a shared
+        # machine another tenant's burst then slows rounds of both.
         s, d = [], []
-        for _ in range(3):  # interleaved
-            s.append(best_of(lambda: static(*arrays), reps))
-            d.append(best_of(lambda: dynamic(*arrays), reps))
+        for _ in range(21):
+            s.append(best_of(lambda: static(*arrays), reps, rounds=1))
+            d.append(best_of(lambda: dynamic(*arrays), reps, rounds=1))
         ts, td = min(s), min(d)
         results.append((label, ts, td))
         print(label, f"{ts * 1e6:.1f}us {td * 1e6:.1f}us {td / ts:.3f}", flush=True)

@@ -71,40 +71,48 @@ Value insertRows(OpBuilder &b, Location loc, Value source, Value dest,
                                        rows.sizes, rows.strides);
 }
 
-/// One level of the pairwise combine: the first `count` rows of `p` become
-/// count - count/2 rows. A static count makes a new tensor per level
-/// (summed in place, bufferization would copy the halves it cannot tell
-/// apart); a dynamic one combines in place (the loop's tensor), where the
-/// odd middle row already is. Returns the rows and their count.
-std::pair<Value, OpFoldResult> pairwiseLevel(OpBuilder &b, Location loc,
-                                             Value p, OpFoldResult count,
-                                             Operation *combiner) {
+/// Rows `half` = count/2 and `left` = count - half of a level of `count`.
+std::pair<OpFoldResult, OpFoldResult> halves(OpBuilder &b, Location loc,
+                                             OpFoldResult count) {
   AffineExpr n = b.getAffineDimExpr(0);
   auto apply = [&](AffineExpr expr) {
     return affine::makeComposedFoldedAffineApply(b, loc, expr, {count});
   };
-  OpFoldResult half = apply(n.floorDiv(2));
-  OpFoldResult left = apply(n - n.floorDiv(2));
+  return {apply(n.floorDiv(2)), apply(n - n.floorDiv(2))};
+}
+
+/// One level of the pairwise combine: the first `count` rows of `from`
+/// become count - count/2 rows, the first rows of `to` (returned with
+/// their count): to[i] = from[i] + from[left + i], and to[half] =
+/// from[half] when count is odd.
+std::pair<Value, OpFoldResult> pairwiseLevel(OpBuilder &b, Location loc,
+                                             Value from, Value to,
+                                             OpFoldResult count,
+                                             Operation *combiner) {
+  auto [half, left] = halves(b, loc, count);
   OpFoldResult zero = b.getIndexAttr(0);
-  Value low = extractRows(b, loc, p, zero, half);
-  Value high = extractRows(b, loc, p, left, half);
-  if (!getConstantIntValue(count)) {
-    Value sums = combineElementwise(b, loc, high, low, low, combiner);
-    return {insertRows(b, loc, sums, p, zero, half), left};
-  }
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, p);
-  sizes[0] = left;
-  Value next = tensor::EmptyOp::create(
-      b, loc, sizes, cast<RankedTensorType>(p.getType()).getElementType());
-  Value sums = extractRows(b, loc, next, zero, half);
+  Value low = extractRows(b, loc, from, zero, half);
+  Value high = extractRows(b, loc, from, left, half);
+  Value sums = extractRows(b, loc, to, zero, half);
   sums = combineElementwise(b, loc, high, low, sums, combiner);
-  next = insertRows(b, loc, sums, next, zero, half);
-  if (*getConstantIntValue(count) % 2 != 0) {
-    OpFoldResult one = b.getIndexAttr(1);
-    Value middle = extractRows(b, loc, p, half, one);
-    next = insertRows(b, loc, middle, next, half, one);
+  to = insertRows(b, loc, sums, to, zero, half);
+  // The odd middle row (none where count is even).
+  AffineExpr l = b.getAffineDimExpr(0), h = b.getAffineDimExpr(1);
+  OpFoldResult odd =
+      affine::makeComposedFoldedAffineApply(b, loc, l - h, {left, half});
+  if (getConstantIntValue(odd) != 0) {
+    Value middle = extractRows(b, loc, from, half, odd);
+    to = insertRows(b, loc, middle, to, half, odd);
   }
-  return {next, left};
+  return {to, left};
+}
+
+/// A new tensor like `p` with `rows` rows.
+Value emptyRows(OpBuilder &b, Location loc, Value p, OpFoldResult rows) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, p);
+  sizes[0] = rows;
+  return tensor::EmptyOp::create(
+      b, loc, sizes, cast<RankedTensorType>(p.getType()).getElementType());
 }
 
 } // namespace
@@ -118,31 +126,45 @@ Value combinePairwise(OpBuilder &b, Location loc, Value partials,
                       OpFoldResult count, Operation *combiner) {
   Value p = partials;
   if (std::optional<int64_t> rows = getConstantIntValue(count)) {
+    // A new tensor per level: summed in place, bufferization would copy
+    // the halves it cannot tell apart.
     for (int64_t n = *rows; n > 1; n -= n / 2)
-      std::tie(p, count) = pairwiseLevel(b, loc, p, count, combiner);
+      std::tie(p, count) = pairwiseLevel(
+          b, loc, p, emptyRows(b, loc, p, halves(b, loc, count).second), count,
+          combiner);
   } else {
-    // Every level's tensor has a dynamic row count.
+    // The partials and a scratch tensor take turns, two levels a step (the
+    // second copies the total back where one is left), so that the loop
+    // carries the same two buffers throughout. (One tensor combined in
+    // place, bufferization copied its halves each level; a new tensor a
+    // level, it copied the loop's tensor each step.)
     auto type = cast<RankedTensorType>(p.getType());
     SmallVector<int64_t> shape(type.getShape());
     shape[0] = ShapedType::kDynamic;
     auto loopType = RankedTensorType::get(shape, type.getElementType());
     if (type != loopType)
       p = tensor::CastOp::create(b, loc, loopType, p);
+    Value scratch = emptyRows(b, loc, p, halves(b, loc, count).second);
+    if (scratch.getType() != loopType)
+      scratch = tensor::CastOp::create(b, loc, loopType, scratch);
     auto loop = scf::WhileOp::create(
-        b, loc, TypeRange{loopType, b.getIndexType()},
-        ValueRange{p, getValueOrCreateConstantIndexOp(b, loc, count)},
+        b, loc, TypeRange{loopType, loopType, b.getIndexType()},
+        ValueRange{p, scratch, getValueOrCreateConstantIndexOp(b, loc, count)},
         [](OpBuilder &nested, Location loc, ValueRange args) {
           Value one = arith::ConstantIndexOp::create(nested, loc, 1);
           Value more = arith::CmpIOp::create(
-              nested, loc, arith::CmpIPredicate::sgt, args[1], one);
+              nested, loc, arith::CmpIPredicate::sgt, args[2], one);
           scf::ConditionOp::create(nested, loc, more, args);
         },
         [&](OpBuilder &nested, Location loc, ValueRange args) {
-          auto [next, left] =
-              pairwiseLevel(nested, loc, args[0], args[1], combiner);
-          scf::YieldOp::create(nested, loc,
-                               ValueRange{next, getValueOrCreateConstantIndexOp(
-                                                    nested, loc, left)});
+          auto [halved, rows] =
+              pairwiseLevel(nested, loc, args[0], args[1], args[2], combiner);
+          auto [quartered, left] =
+              pairwiseLevel(nested, loc, halved, args[0], rows, combiner);
+          scf::YieldOp::create(
+              nested, loc,
+              ValueRange{quartered, halved,
+                         getValueOrCreateConstantIndexOp(nested, loc, left)});
         });
     p = loop.getResult(0);
   }
