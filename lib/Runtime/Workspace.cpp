@@ -135,8 +135,9 @@ void workspaceFree(void *pointer) {
   }
   kept.blocks.push_back(block);
   kept.bytes += block->bytes;
-  // Over the limit: the oldest go back to malloc.
-  while (kept.bytes > kWorkspaceMaxKept) {
+  // Over the limits: the oldest go back to malloc.
+  while (kept.bytes > kWorkspaceMaxKept ||
+         kept.blocks.size() > kWorkspaceMaxKeptBlocks) {
     Header *oldest = kept.blocks.front();
     kept.blocks.erase(kept.blocks.begin());
     kept.bytes -= oldest->bytes;

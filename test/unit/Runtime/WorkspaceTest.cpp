@@ -6,11 +6,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <set>
 #include <thread>
+#include <vector>
 
 namespace {
 
 using pk::detail::kWorkspaceMaxKept;
+using pk::detail::kWorkspaceMaxKeptBlocks;
 using pk::detail::kWorkspaceMinBlock;
 using pk::detail::workspaceAllocate;
 using pk::detail::workspaceFree;
@@ -91,6 +94,28 @@ TEST(Workspace, KeepsAtMostItsLimitPerThread) {
     EXPECT_TRUE(reused == blocks[2] || reused == blocks[3] ||
                 reused == blocks[4] || reused == blocks[5]);
     workspaceFree(reused);
+  });
+  worker.join();
+}
+
+TEST(Workspace, KeepsAtMostItsBlockCountPerThread) {
+  // Blocks a few KiB large are kept too (a fragmented heap's malloc took
+  // microseconds for a small product's packed panels), at most
+  // kWorkspaceMaxKeptBlocks of them: freeing more evicts the oldest.
+  std::thread worker([] {
+    std::vector<void *> blocks(kWorkspaceMaxKeptBlocks + 2);
+    for (void *&b : blocks)
+      b = workspaceAllocate(kWorkspaceMinBlock);
+    for (void *b : blocks)
+      workspaceFree(b);
+    std::set<void *> kept(blocks.begin() + 2, blocks.end());
+    std::vector<void *> again;
+    for (size_t i = 0; i < kWorkspaceMaxKeptBlocks; ++i) {
+      again.push_back(workspaceAllocate(kWorkspaceMinBlock));
+      EXPECT_EQ(kept.erase(again.back()), 1u) << "block " << i;
+    }
+    for (void *b : again)
+      workspaceFree(b);
   });
   worker.join();
 }
