@@ -40,26 +40,34 @@ Value cloneMaker(OpBuilder &builder, Value value, Operation *user) {
 struct UnshareInitsPass
     : public mlir::pk::impl::PkUnshareInitsBase<UnshareInitsPass> {
   void runOnOperation() override {
-    // The inits after the first use of a freshly made tensor, in order.
+    // The uses after the first of a freshly made tensor, in order. Every
+    // use counts, not only destination-passing ops' inits: a product
+    // vectorized by an earlier pass starts its loop (`scf.for` iter_args,
+    // `scf.forall` shared_outs, an `extract_slice` of the tensor) from it
+    // and writes there in place.
     SmallVector<OpOperand *> sharing;
-    llvm::DenseMap<Value, SmallVector<Operation *, 2>> writers;
-    getOperation().walk([&](DestinationStyleOpInterface op) {
+    llvm::DenseMap<Value, SmallVector<Operation *, 2>> users;
+    getOperation().walk([&](Operation *op) {
       // Fills of one empty tensor are left sharing it: each fill writes the
       // whole of it, and bufferization reuses one buffer for values whose
-      // lives do not overlap (a row's max, then its sum).
-      if (isa<linalg::FillOp>(op.getOperation()))
+      // lives do not overlap (a row's max, then its sum). A size read from
+      // a tensor reads none of its contents.
+      if (isa<linalg::FillOp, tensor::DimOp>(op))
         return;
-      for (OpOperand &init : op.getDpsInitsMutable()) {
-        if (!isMadeFresh(init.get()) || init.get().hasOneUse())
+      for (OpOperand &use : op->getOpOperands()) {
+        if (!isMadeFresh(use.get()) || use.get().hasOneUse())
           continue;
-        // Writers in branches of which one runs (a product's variants,
+        // Users in branches of which one runs (a product's variants,
         // chosen at run time) share the tensor: only one of them writes
         // it, and each branch's copy would leave the destination's.
-        SmallVector<Operation *, 2> &earlier = writers[init.get()];
-        if (llvm::any_of(earlier, [&](Operation *writer) {
-              return !insideMutuallyExclusiveRegions(writer, op);
-            }))
-          sharing.push_back(&init);
+        SmallVector<Operation *, 2> &earlier = users[use.get()];
+        if (llvm::any_of(earlier,
+                         [&](Operation *user) {
+                           return user != op &&
+                                  !insideMutuallyExclusiveRegions(user, op);
+                         }) ||
+            llvm::is_contained(earlier, op))
+          sharing.push_back(&use);
         else
           earlier.push_back(op);
       }

@@ -115,3 +115,53 @@ func.func @same_branch(%x: tensor<6x8xi64>, %c: i1) -> (tensor<6xi64>, tensor<6x
   }
   return %r#0, %r#1 : tensor<6xi64>, tensor<6xi64>
 }
+
+// A loop starting from the fill (a product vectorized into an scf.for
+// writing the tensor in place) is a writer too: the reduction after it
+// gets its own fill.
+// CHECK-LABEL: func.func @loop_and_reduction
+// CHECK: %[[F1:.*]] = linalg.fill
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[F1]])
+// CHECK: %[[F2:.*]] = linalg.fill
+// CHECK: linalg.generic {{.*}} outs(%[[F2]] : tensor<6xi64>)
+func.func @loop_and_reduction(%x: tensor<6x8xi64>, %n: index) -> (tensor<6xi64>, tensor<6xi64>) {
+  %zero = arith.constant 0 : i64
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<6xi64>
+  %f = linalg.fill ins(%zero : i64) outs(%e : tensor<6xi64>) -> tensor<6xi64>
+  %l = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %f) -> (tensor<6xi64>) {
+    %v = tensor.extract %acc[%c0] : tensor<6xi64>
+    %w = arith.addi %v, %zero : i64
+    %u = tensor.insert %w into %acc[%c0] : tensor<6xi64>
+    scf.yield %u : tensor<6xi64>
+  }
+  %b = linalg.generic {indexing_maps = [#map, #row],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<6x8xi64>) outs(%f : tensor<6xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    %m = arith.addi %out, %in : i64
+    linalg.yield %m : i64
+  } -> tensor<6xi64>
+  return %l, %b : tensor<6xi64>, tensor<6xi64>
+}
+
+// Reading a size uses no contents: no fill for a tensor.dim.
+// CHECK-LABEL: func.func @size_read
+// CHECK-COUNT-1: linalg.fill
+// CHECK-NOT: linalg.fill
+func.func @size_read(%x: tensor<6x8xi64>) -> (tensor<6xi64>, index) {
+  %zero = arith.constant 0 : i64
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<6xi64>
+  %f = linalg.fill ins(%zero : i64) outs(%e : tensor<6xi64>) -> tensor<6xi64>
+  %d = tensor.dim %f, %c0 : tensor<6xi64>
+  %b = linalg.generic {indexing_maps = [#map, #row],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<6x8xi64>) outs(%f : tensor<6xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    %m = arith.addi %out, %in : i64
+    linalg.yield %m : i64
+  } -> tensor<6xi64>
+  return %b, %d : tensor<6xi64>, index
+}

@@ -1121,6 +1121,41 @@ def test_reductions_with_equal_identities_keep_their_results(
     np.testing.assert_allclose(p, want_p, rtol=1e-6)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("shape,first,second", [
+    ((64, 8), "a.sum(axis=0)", "x @ a"),
+    ((64, 8), "x @ a", "y @ a"),
+    ((1000, 4), "(x * 2) @ a", "a.sum(axis=0)"),
+    ((33, 16), "b.sum(axis=1)", "b @ x"),
+    ((33, 64), "b @ x", "b @ y"),
+    ((1000, 17), "a.max(axis=0)", "x @ a"),
+])
+def test_products_and_reductions_with_equal_inits_keep_their_results(
+        backend, dynamic, shape, first, second):
+    """A vector-matrix or matrix-vector product vectorized into a loop
+    starts that loop from the filled tensor CSE shares with a reduction or
+    another product of the same shape: each output must still get its own
+    value (static kernels gave both the first one's before pk-unshare-inits
+    counted loops' uses)."""
+    namespace = {"np": np}
+    exec(f"def body(xs, ys, as_, bs, o, p):\n"
+         f"    x, y, a, b = xs[...], ys[...], as_[...], bs[...]\n"
+         f"    o[...] = {first}\n    p[...] = {second}\n", namespace)
+    rng = np.random.default_rng(3)
+    x, y = (rng.random(shape[0]).astype(np.float32) for _ in range(2))
+    a = rng.random(shape).astype(np.float32)
+    b = np.ascontiguousarray(a.T)  # (A @ x: rows of b)
+    scope = {"np": np, "x": x.astype(np.float64), "y": y.astype(np.float64),
+             "a": a.astype(np.float64), "b": b.astype(np.float64)}
+    want_o, want_p = (eval(e, scope) for e in (first, second))
+    o = np.full(want_o.shape, np.nan, np.float32)
+    p = np.full(want_p.shape, np.nan, np.float32)
+    picokernel.kernel(namespace["body"], backend=backend, dynamic=dynamic)(x, y, a, b, o, p)
+    np.testing.assert_allclose(o, want_o, rtol=1e-5)
+    np.testing.assert_allclose(p, want_p, rtol=1e-5)
+
+
 #===-----------------------------------------------------------------------===#
 # Conversions to bfloat16 round once, as ml_dtypes' do
 #===-----------------------------------------------------------------------===#

@@ -551,10 +551,13 @@ def PkUnshareInits : Pass<"pk-unshare-inits", "::mlir::func::FuncOp"> {
     then computes the fill in the destination of one of them, a ref's array,
     which the other reduction also accumulates into: its value was in that
     array when the first one's store overwrote it, and both outputs got the
-    first result. Each use of a `linalg.fill` or `tensor.empty` result as
-    the init of a destination-passing op other than a fill, after the first,
-    gets a clone of it (and of the empty tensor a fill fills), so that every
-    op writes into a tensor of its own, as before CSE. Fills of one empty
+    first result. Each use of a `linalg.fill` or `tensor.empty` result by
+    an op other than a fill or a `tensor.dim`, after the first, gets a clone
+    of it (and of the empty tensor a fill fills), so that every op writes
+    into a tensor of its own, as before CSE. Every use counts, not only a
+    destination-passing op's init: a product vectorized into a loop starts
+    it (`scf.for` iter_args, `scf.forall` shared_outs, `extract_slice`)
+    from its init and writes there in place. Fills of one empty
     tensor keep sharing it: a fill writes all of it, and bufferization
     reuses the buffer where the values' lives do not overlap. So do ops in
     branches of which only one runs (the variants of a dynamic product that
