@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -37,6 +38,27 @@ Value cloneMaker(OpBuilder &builder, Value value, Operation *user) {
   return clone->getResult(cast<OpResult>(value).getResultNumber());
 }
 
+/// The `extract_slice` of `value` that `insert` writes back (the same
+/// offsets, sizes and strides), if any: the two are one writer, a slice
+/// computed in place.
+tensor::ExtractSliceOp matchingExtract(tensor::InsertSliceOp insert,
+                                       Value value) {
+  for (Operation *user : value.getUsers()) {
+    auto extract = dyn_cast<tensor::ExtractSliceOp>(user);
+    if (extract && extract.getSource() == value &&
+        extract->getBlock() == insert->getBlock() &&
+        extract->isBeforeInBlock(insert) &&
+        isEqualConstantIntOrValueArray(extract.getMixedOffsets(),
+                                       insert.getMixedOffsets()) &&
+        isEqualConstantIntOrValueArray(extract.getMixedSizes(),
+                                       insert.getMixedSizes()) &&
+        isEqualConstantIntOrValueArray(extract.getMixedStrides(),
+                                       insert.getMixedStrides()))
+      return extract;
+  }
+  return {};
+}
+
 struct UnshareInitsPass
     : public mlir::pk::impl::PkUnshareInitsBase<UnshareInitsPass> {
   void runOnOperation() override {
@@ -47,6 +69,7 @@ struct UnshareInitsPass
     // and writes there in place.
     SmallVector<OpOperand *> sharing;
     llvm::DenseMap<Value, SmallVector<Operation *, 2>> users;
+    SmallVector<std::pair<OpOperand *, tensor::ExtractSliceOp>> writtenBack;
     getOperation().walk([&](Operation *op) {
       // Fills of one empty tensor are left sharing it: each fill writes the
       // whole of it, and bufferization reuses one buffer for values whose
@@ -61,6 +84,15 @@ struct UnshareInitsPass
         // chosen at run time) share the tensor: only one of them writes
         // it, and each branch's copy would leave the destination's.
         SmallVector<Operation *, 2> &earlier = users[use.get()];
+        // A slice written back where it was taken from continues the
+        // writer that took it (and writes into whatever tensor that one
+        // gets).
+        if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+          if (&use == &insert.getDestMutable())
+            if (auto extract = matchingExtract(insert, use.get())) {
+              writtenBack.push_back({&use, extract});
+              continue;
+            }
         if (llvm::any_of(earlier,
                          [&](Operation *user) {
                            return user != op &&
@@ -75,6 +107,8 @@ struct UnshareInitsPass
     OpBuilder builder(&getContext());
     for (OpOperand *init : sharing)
       init->set(cloneMaker(builder, init->get(), init->getOwner()));
+    for (auto [dest, extract] : writtenBack)
+      dest->set(extract.getSource());
   }
 };
 

@@ -165,3 +165,30 @@ func.func @size_read(%x: tensor<6x8xi64>) -> (tensor<6xi64>, index) {
   } -> tensor<6xi64>
   return %b, %d : tensor<6xi64>, index
 }
+
+// A slice taken from the fill and written back where it was taken (a
+// product computed in place, tile by tile) is one writer: the insert keeps
+// the fill the extract reads; a reduction after it gets a fill of its own.
+// CHECK-LABEL: func.func @slice_written_back
+// CHECK: %[[F1:.*]] = linalg.fill
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[F1]][0] [4] [1]
+// CHECK: tensor.insert_slice %{{.*}} into %[[F1]][0] [4] [1]
+// CHECK: %[[F2:.*]] = linalg.fill
+// CHECK: linalg.generic {{.*}} outs(%[[F2]] : tensor<6xi64>)
+func.func @slice_written_back(%x: tensor<6x8xi64>) -> (tensor<6xi64>, tensor<6xi64>) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %e = tensor.empty() : tensor<6xi64>
+  %f = linalg.fill ins(%zero : i64) outs(%e : tensor<6xi64>) -> tensor<6xi64>
+  %s = tensor.extract_slice %f[0] [4] [1] : tensor<6xi64> to tensor<4xi64>
+  %t = linalg.fill ins(%one : i64) outs(%s : tensor<4xi64>) -> tensor<4xi64>
+  %w = tensor.insert_slice %t into %f[0] [4] [1] : tensor<4xi64> into tensor<6xi64>
+  %b = linalg.generic {indexing_maps = [#map, #row],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<6x8xi64>) outs(%f : tensor<6xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    %m = arith.addi %out, %in : i64
+    linalg.yield %m : i64
+  } -> tensor<6xi64>
+  return %w, %b : tensor<6xi64>, tensor<6xi64>
+}

@@ -557,7 +557,9 @@ def PkUnshareInits : Pass<"pk-unshare-inits", "::mlir::func::FuncOp"> {
     into a tensor of its own, as before CSE. Every use counts, not only a
     destination-passing op's init: a product vectorized into a loop starts
     it (`scf.for` iter_args, `scf.forall` shared_outs, `extract_slice`)
-    from its init and writes there in place. Fills of one empty
+    from its init and writes there in place. A slice written back where it
+    was taken from (an `insert_slice` matching an `extract_slice` of the
+    same tensor) continues the writer that took it. Fills of one empty
     tensor keep sharing it: a fill writes all of it, and bufferization
     reuses the buffer where the values' lives do not overlap. So do ops in
     branches of which only one runs (the variants of a dynamic product that
