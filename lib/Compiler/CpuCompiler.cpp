@@ -87,11 +87,17 @@ std::vector<llvm::VecDesc> collectLibmvecFunctions(bool avx512) {
   return available;
 }
 
+/// The table for targets with or without AVX-512, each collected on first
+/// use (only one of them, for a process that compiles for its host).
 llvm::ArrayRef<llvm::VecDesc> libmvecFunctionsLLVMLacks(bool avx512) {
+  if (avx512) {
+    static const std::vector<llvm::VecDesc> wide =
+        collectLibmvecFunctions(true);
+    return wide;
+  }
   static const std::vector<llvm::VecDesc> narrow =
       collectLibmvecFunctions(false);
-  static const std::vector<llvm::VecDesc> wide = collectLibmvecFunctions(true);
-  return avx512 ? wide : narrow;
+  return narrow;
 }
 
 /// The floating-point operations a call stands for, by its intrinsic `id`
@@ -165,8 +171,8 @@ bool hasMathLoops(llvm::Module &module) {
 /// memory (v * v + v, sums) ran ~4% slower, so keeps 256.
 /// Every function of the module gets the same width: the kernel's body is
 /// inlined into its C interface.
-void preferWidestVectors(llvm::Module &module, llvm::TargetMachine &machine) {
-  if (mlir::pk::vectorBitsOf(machine) < 512 || !hasMathLoops(module))
+void preferWidestVectors(llvm::Module &module, int64_t vectorBits) {
+  if (vectorBits < 512 || !hasMathLoops(module))
     return;
   for (llvm::Function &function : module)
     if (!function.isDeclaration())
@@ -186,7 +192,8 @@ void mlir::pk::optimizeLLVMModule(llvm::Module &module,
   tuning.LoopUnrolling = false;
   tuning.LoopVectorization = level > 1;
   tuning.SLPVectorization = level > 1;
-  preferWidestVectors(module, machine);
+  int64_t vectorBits = mlir::pk::vectorBitsOf(machine);
+  preferWidestVectors(module, vectorBits);
   llvm::PassBuilder builder(&machine, tuning);
   llvm::Triple triple = machine.getTargetTriple();
   llvm::TargetLibraryInfoImpl library(triple);
@@ -194,7 +201,7 @@ void mlir::pk::optimizeLLVMModule(llvm::Module &module,
     library.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
                                                triple);
     library.addVectorizableFunctions(
-        libmvecFunctionsLLVMLacks(mlir::pk::vectorBitsOf(machine) >= 512));
+        libmvecFunctionsLLVMLacks(vectorBits >= 512));
   }
   functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   builder.registerModuleAnalyses(modules);
