@@ -1,6 +1,7 @@
 //===- GuardCache.cpp - compiled variants by guard key, LRU ---------------===//
 
 #include "GuardCache.h"
+#include "KeySet.h"
 
 #include "picokernel/Support/Fork.h"
 #include "picokernel/Support/Log.h"
@@ -48,9 +49,9 @@ struct HitMemo {
   uint64_t cacheId = 0;
   uint64_t generation = 0;
   llvm::SmallVector<int64_t, 64> key;
-  /// The call's own key where it was found under another (a dynamic-sizes
-  /// variant's); empty otherwise.
-  llvm::SmallVector<int64_t, 64> alias;
+  /// Calls' own keys that it served under another (a dynamic-sizes
+  /// variant's) lately.
+  KeySet served;
   std::shared_ptr<CacheEntry> entry;
   std::shared_ptr<const Executable> compiled;
 };
@@ -88,12 +89,11 @@ GuardCache::findInMemo(KeyView key,
       memo.generation != generation.load(std::memory_order_acquire))
     return nullptr;
   KeyView memoKey(memo.key.data(), memo.key.size());
-  if (!KeyEqual()(memoKey, key) &&
-      !KeyEqual()(KeyView(memo.alias.data(), memo.alias.size()), key)) {
+  if (!KeyEqual()(memoKey, key) && !memo.served.contains(key)) {
     // (Calls cycling over sizes that one variant serves stay here.)
     if (!serves || !serves(memoKey))
       return nullptr;
-    memo.alias.assign(key.begin(), key.end());
+    memo.served.insert(key);
   }
   hitCount.fetch_add(1, std::memory_order_relaxed);
   memo.entry->lastUse.store(useClock.fetch_add(1, std::memory_order_relaxed),
@@ -109,7 +109,7 @@ const Executable *GuardCache::find(KeyView key, KeyView alias, bool wait) {
     hitCount.fetch_add(1, std::memory_order_relaxed);
     memo.entry->lastUse.store(useClock.fetch_add(1, std::memory_order_relaxed),
                               std::memory_order_relaxed);
-    memo.alias.assign(alias.begin(), alias.end());
+    memo.served.insert(alias);
     return memo.compiled.get();
   }
   std::shared_ptr<CacheEntry> entry;
@@ -128,7 +128,8 @@ const Executable *GuardCache::find(KeyView key, KeyView alias, bool wait) {
   memo.cacheId = id;
   memo.generation = seenGeneration;
   memo.key.assign(key.begin(), key.end());
-  memo.alias.assign(alias.begin(), alias.end());
+  memo.served.clear();
+  memo.served.insert(alias);
   memo.entry = std::move(entry);
   memo.compiled = std::move(compiled);
   return memo.compiled.get();

@@ -47,11 +47,11 @@ public:
   /// The variant for `key` if there is one (waiting for a compile in
   /// flight, unless `wait` is false: then that is none), else null; valid
   /// like lookup's. `alias`: the call's own key where `key` is another (a
-  /// dynamic-sizes variant's), which this thread's next findInMemo then
-  /// knows.
+  /// dynamic-sizes variant's), which this thread's findInMemo then knows
+  /// (with the last few hundred such keys of the same variant).
   const Executable *find(KeyView key, KeyView alias = {}, bool wait = true);
-  /// The variant this thread found last, if its key or alias is `key`, or
-  /// if `serves` says its (dynamic-sizes) key serves `key` (no lock, no
+  /// The variant this thread found last, if its key is `key` or it served
+  /// `key` lately (see find), or if `serves` says its (dynamic-sizes) key serves `key` (no lock, no
   /// map); else null.
   const Executable *
   findInMemo(KeyView key,

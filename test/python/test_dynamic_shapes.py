@@ -53,6 +53,27 @@ def test_sizes_0_and_1_are_part_of_the_key():
     assert misses(fma) == 3
 
 
+def test_calls_cycling_over_sizes_and_other_variants_get_their_own():
+    # A thread remembers the last few hundred sizes its last variant served:
+    # calls cycling over more sizes than that, between calls that variant
+    # does not serve (sizes 0 and 1, another dtype, aliased arrays), each
+    # get the right variant and result.
+    fma = fma_kernel(dynamic=True)
+    rng = np.random.default_rng(1)
+    for round in range(2):
+        for n in list(range(2, 302)) + list(range(301, 1, -7)):
+            check_fma(fma, n, rng=rng)
+            if n % 37 == 0:
+                check_fma(fma, n % 2, rng=rng)
+                check_fma(fma, n, np.float64, rng=rng)
+                x = rng.standard_normal(n).astype(np.float32)
+                expected = x * x + x * np.float32(2)
+                fma(x, x, x, x)
+                np.testing.assert_array_equal(x, expected)
+    # Dynamic float32, sizes 0 and 1, float64 and the aliased call.
+    assert misses(fma) == 5
+
+
 def test_never_compiles_per_size():
     fma = fma_kernel(dynamic=False)
     for n in [10, 11, 12, 10]:

@@ -1,0 +1,69 @@
+//===- KeySet.cpp - a small set of guard keys, quick to probe -------------===//
+
+#include "KeySet.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace pk::detail {
+
+uint64_t KeySet::hashOf(KeyView key) {
+  // Each word times its own odd constant, summed: the products do not
+  // wait for each other (a chained hash waits a multiply per word), and
+  // keys differing in one size differ in the sum. Then mixed, as the slot
+  // is taken from the top bits.
+  static constexpr uint64_t kFactors[4] = {
+      0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull,
+      0xd6e8feb86659fd93ull};
+  uint64_t hash = key.size();
+  for (size_t i = 0; i < key.size(); ++i)
+    hash += (uint64_t(key[i]) + i) * kFactors[i % 4];
+  hash ^= hash >> 31;
+  hash *= 0xbf58476d1ce4e5b9ull;
+  return hash ^ (hash >> 29);
+}
+
+size_t KeySet::slotOf(KeyView key, uint64_t hash) const {
+  size_t slot = hash >> 56; // kSlots = 256
+  for (;; slot = (slot + 1) % kSlots) {
+    const Slot &at = slots[slot];
+    if (at.length == 0 || (at.hash == hash && at.length == key.size() &&
+                           std::memcmp(words.data() + at.offset, key.data(),
+                                       key.size() * sizeof(int64_t)) == 0))
+      return slot;
+  }
+}
+
+bool KeySet::contains(KeyView key) const {
+  if (count == 0 || key.empty())
+    return false;
+  return slots[slotOf(key, hashOf(key))].length != 0;
+}
+
+void KeySet::insert(KeyView key) {
+  if (key.empty())
+    return;
+  if (slots.empty())
+    slots.resize(kSlots);
+  uint64_t hash = hashOf(key);
+  size_t slot = slotOf(key, hash);
+  if (slots[slot].length != 0)
+    return;
+  if (count == kMaxKeys || words.size() + key.size() > UINT32_MAX) {
+    clear();
+    slot = slotOf(key, hash);
+  }
+  slots[slot] = Slot{hash, uint32_t(words.size()), uint32_t(key.size())};
+  words.insert(words.end(), key.begin(), key.end());
+  ++count;
+}
+
+void KeySet::clear() {
+  if (count == 0)
+    return;
+  std::fill(slots.begin(), slots.end(), Slot());
+  words.clear();
+  count = 0;
+}
+
+} // namespace pk::detail

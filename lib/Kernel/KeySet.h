@@ -1,0 +1,51 @@
+//===- KeySet.h - a small set of guard keys, quick to probe -----*- C++ -*-===//
+//
+// Private to the kernel layer. The keys one thread's last variant served
+// lately: a call cycling over sizes that a dynamic-sizes variant serves
+// finds its key here (a hash and a compare) instead of working out again
+// that the variant serves it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PICOKERNEL_LIB_KERNEL_KEYSET_H
+#define PICOKERNEL_LIB_KERNEL_KEYSET_H
+
+#include "GuardKey.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace pk::detail {
+
+/// An open-addressed set of keys (linear probing), cleared whole when it
+/// fills: it holds the last few hundred keys inserted, not every one.
+class KeySet {
+public:
+  bool contains(KeyView key) const;
+  void insert(KeyView key);
+  void clear();
+
+private:
+  static constexpr size_t kSlots = 256;
+  /// Inserting past this many keys clears the set first.
+  static constexpr size_t kMaxKeys = kSlots * 3 / 4;
+
+  struct Slot {
+    uint64_t hash = 0;
+    /// Where the key's words are in `words`, and how many; 0: empty.
+    uint32_t offset = 0, length = 0;
+  };
+
+  static uint64_t hashOf(KeyView key);
+  /// The slot that holds `key` (of hash `hash`), or the empty one where
+  /// it would go.
+  size_t slotOf(KeyView key, uint64_t hash) const;
+
+  std::vector<Slot> slots; // allocated by the first insert
+  std::vector<int64_t> words;
+  size_t count = 0;
+};
+
+} // namespace pk::detail
+
+#endif // PICOKERNEL_LIB_KERNEL_KEYSET_H
