@@ -51,8 +51,8 @@ public:
   /// (with the last few hundred such keys of the same variant).
   const Executable *find(KeyView key, KeyView alias = {}, bool wait = true);
   /// The variant this thread found last, if its key is `key` or it served
-  /// `key` lately (see find), or if `serves` says its (dynamic-sizes) key serves `key` (no lock, no
-  /// map); else null.
+  /// `key` lately (see find), or if `serves` says its (dynamic-sizes) key
+  /// serves `key` (no lock, no map); else null.
   const Executable *
   findInMemo(KeyView key,
              llvm::function_ref<bool(KeyView variantKey)> serves = {});
