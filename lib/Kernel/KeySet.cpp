@@ -23,21 +23,31 @@ uint64_t KeySet::hashOf(KeyView key) {
   return hash ^ (hash >> 29);
 }
 
+bool KeySet::holds(const Slot &slot, KeyView key) const {
+  return slot.length == key.size() &&
+         std::memcmp(words.data() + slot.offset, key.data(),
+                     key.size() * sizeof(int64_t)) == 0;
+}
+
 size_t KeySet::slotOf(KeyView key, uint64_t hash) const {
   size_t slot = hash >> 56; // kSlots = 256
   for (;; slot = (slot + 1) % kSlots) {
     const Slot &at = slots[slot];
-    if (at.length == 0 || (at.hash == hash && at.length == key.size() &&
-                           std::memcmp(words.data() + at.offset, key.data(),
-                                       key.size() * sizeof(int64_t)) == 0))
+    if (at.length == 0 || (at.hash == hash && holds(at, key)))
       return slot;
   }
 }
 
-bool KeySet::contains(KeyView key) const {
+bool KeySet::contains(KeyView key) {
   if (count == 0 || key.empty())
     return false;
-  return slots[slotOf(key, hashOf(key))].length != 0;
+  if (holds(slots[last], key))
+    return true;
+  size_t slot = slotOf(key, hashOf(key));
+  if (slots[slot].length == 0)
+    return false;
+  last = slot;
+  return true;
 }
 
 void KeySet::insert(KeyView key) {
@@ -47,8 +57,10 @@ void KeySet::insert(KeyView key) {
     slots.resize(kSlots);
   uint64_t hash = hashOf(key);
   size_t slot = slotOf(key, hash);
-  if (slots[slot].length != 0)
+  if (slots[slot].length != 0) {
+    last = slot;
     return;
+  }
   if (count == kMaxKeys || words.size() + key.size() > UINT32_MAX) {
     clear();
     slot = slotOf(key, hash);
@@ -56,6 +68,7 @@ void KeySet::insert(KeyView key) {
   slots[slot] = Slot{hash, uint32_t(words.size()), uint32_t(key.size())};
   words.insert(words.end(), key.begin(), key.end());
   ++count;
+  last = slot;
 }
 
 void KeySet::clear() {

@@ -18,10 +18,12 @@
 namespace pk::detail {
 
 /// An open-addressed set of keys (linear probing), cleared whole when it
-/// fills: it holds the last few hundred keys inserted, not every one.
+/// fills: it holds the last few hundred keys inserted, not every one. The
+/// key found or inserted last is compared first, without hashing: calls
+/// with one shape after calls cycling over several find it so.
 class KeySet {
 public:
-  bool contains(KeyView key) const;
+  bool contains(KeyView key);
   void insert(KeyView key);
   void clear();
 
@@ -40,10 +42,13 @@ private:
   /// The slot that holds `key` (of hash `hash`), or the empty one where
   /// it would go.
   size_t slotOf(KeyView key, uint64_t hash) const;
+  bool holds(const Slot &slot, KeyView key) const;
 
   std::vector<Slot> slots; // allocated by the first insert
   std::vector<int64_t> words;
   size_t count = 0;
+  /// The slot found or filled last (meaningful while count > 0).
+  size_t last = 0;
 };
 
 } // namespace pk::detail
