@@ -1,5 +1,6 @@
 //===- NameCInterfacesAfterKernels.cpp - C interfaces by kernel name ------===//
 
+#include "KernelNames.h"
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -38,12 +39,7 @@ struct NameCInterfacesAfterKernelsPass
         continue;
       interface->removeAttr(mlir::pk::kKernelNameAttrName);
       std::string renamed = (kInterfacePrefix + name.getValue()).str();
-      if (symbols.lookup(renamed)) {
-        interface->emitOpError("cannot be renamed '")
-            << renamed << "': the module has a symbol of that name";
-        return signalPassFailure();
-      }
-      if (failed(symbols.rename(interface, renamed)))
+      if (failed(mlir::pk::renameUnlessTaken(symbols, interface, renamed)))
         return signalPassFailure();
     }
   }

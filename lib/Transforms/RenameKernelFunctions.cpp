@@ -1,5 +1,6 @@
 //===- RenameKernelFunctions.cpp - kernels under symbols no library uses --===//
 
+#include "KernelNames.h"
 #include "picokernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -36,12 +37,7 @@ struct RenameKernelFunctionsPass
       StringAttr name = function.getSymNameAttr();
       std::string renamed =
           (mlir::pk::kKernelSymbolPrefix + name.getValue()).str();
-      if (symbols.lookup(renamed)) {
-        function.emitOpError("cannot be renamed '")
-            << renamed << "': the module has a symbol of that name";
-        return signalPassFailure();
-      }
-      if (failed(symbols.rename(function, renamed)))
+      if (failed(mlir::pk::renameUnlessTaken(symbols, function, renamed)))
         return signalPassFailure();
       function->setAttr(mlir::pk::kKernelNameAttrName, name);
     }
