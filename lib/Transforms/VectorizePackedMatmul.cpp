@@ -220,6 +220,27 @@ linalg::GenericOp expandEpilogue(RewriterBase &rewriter, linalg::GenericOp op) {
   return expanded;
 }
 
+/// How many of B's column panels fill a block of `budget` panel-steps of
+/// K for the chunk of K (dimension `k`) that `product` takes first, at
+/// least one: computed before `product`.
+Value panelsForChunkOfK(RewriterBase &rewriter, Operation *product, unsigned k,
+                        int64_t budget) {
+  Location loc = product->getLoc();
+  rewriter.setInsertionPoint(product);
+  OpFoldResult chunk =
+      cast<TilingInterface>(product).getIterationDomain(rewriter)[k].size;
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value steps = arith::MaxSIOp::create(
+      rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, chunk),
+      one);
+  Value panels =
+      arith::DivUIOp::create(rewriter, loc,
+                             arith::ConstantIndexOp::create(
+                                 rewriter, loc, std::max<int64_t>(1, budget)),
+                             steps);
+  return arith::MaxSIOp::create(rewriter, loc, panels, one);
+}
+
 /// Tiles `epilogue` into loops of `type` by `sizes` of the product's loop
 /// dimensions (C's dimensions: the epilogue's are C's), fusing the product
 /// (`product`) into them; both then name the tiled ops. The loops,
@@ -227,12 +248,13 @@ linalg::GenericOp expandEpilogue(RewriterBase &rewriter, linalg::GenericOp op) {
 FailureOr<SmallVector<LoopLikeOpInterface>>
 tileWithEpilogue(RewriterBase &rewriter, linalg::GenericOp &epilogue,
                  Operation *&product,
-                 ArrayRef<std::pair<unsigned, int64_t>> sizes,
+                 ArrayRef<std::pair<unsigned, OpFoldResult>> sizes,
                  scf::SCFTilingOptions::LoopType type) {
   MLIRContext *context = epilogue.getContext();
   AffineMap result =
       cast<linalg::LinalgOp>(product).getIndexingMapsArray().back();
-  SmallVector<int64_t> all(epilogue.getNumLoops(), 0);
+  SmallVector<OpFoldResult> all(epilogue.getNumLoops(),
+                                OpBuilder(context).getIndexAttr(0));
   for (auto [dim, size] : sizes) {
     std::optional<unsigned> position =
         result.getResultPosition(getAffineDimExpr(dim, context));
@@ -241,7 +263,7 @@ tileWithEpilogue(RewriterBase &rewriter, linalg::GenericOp &epilogue,
     all[*position] = size;
   }
   scf::SCFTileAndFuseOptions options;
-  options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(context, all));
+  options.tilingOptions.setTileSizes(all);
   options.tilingOptions.setLoopType(type);
   options.setFusionControlFn(
       [product](tensor::ExtractSliceOp, OpResult producer, bool)
@@ -414,8 +436,8 @@ struct VectorizePackedMatmulPass
     if (kChunk == ranges[k])
       loops.epilogue = expandEpilogue(rewriter, op);
     Operation *product = op;
-    auto tileBy =
-        [&](ArrayRef<std::pair<unsigned, int64_t>> sizes,
+    auto tileByFolds =
+        [&](ArrayRef<std::pair<unsigned, OpFoldResult>> sizes,
             bool forall) -> FailureOr<SmallVector<LoopLikeOpInterface>> {
       auto type = forall ? scf::SCFTilingOptions::LoopType::ForallOp
                          : scf::SCFTilingOptions::LoopType::ForOp;
@@ -424,7 +446,7 @@ struct VectorizePackedMatmulPass
         tiled =
             tileWithEpilogue(rewriter, loops.epilogue, product, sizes, type);
       } else {
-        SmallVector<int64_t> all(numLoops, 0);
+        SmallVector<OpFoldResult> all(numLoops, rewriter.getIndexAttr(0));
         for (auto [dim, size] : sizes)
           all[dim] = size;
         FailureOr<scf::SCFTilingResult> result =
@@ -437,6 +459,13 @@ struct VectorizePackedMatmulPass
       if (succeeded(tiled) && !tiled->empty() && !loops.outermost)
         loops.outermost = tiled->front();
       return tiled;
+    };
+    auto tileBy = [&](ArrayRef<std::pair<unsigned, int64_t>> sizes,
+                      bool forall) {
+      SmallVector<std::pair<unsigned, OpFoldResult>> folds;
+      for (auto [dim, size] : sizes)
+        folds.push_back({dim, rewriter.getIndexAttr(size)});
+      return tileByFolds(folds, forall);
     };
     SmallVector<std::pair<unsigned, int64_t>> batches;
     for (unsigned b : dims.batch)
@@ -456,9 +485,18 @@ struct VectorizePackedMatmulPass
         return failure();
       loops.kChunks = cast<scf::ForOp>(chunks->front().getOperation());
     }
-    if (!parallelColumns && isLonger(n, nBlock) &&
-        failed(tileBy({{n, nBlock}}, false)))
+    // With K dynamic, the block holds as many panels as K's chunk (the
+    // first, at run time) leaves room for: a short K, one block of all.
+    if (!parallelColumns && ShapedType::isDynamic(ranges[k]) &&
+        isLonger(n, 1)) {
+      OpFoldResult block = panelsForChunkOfK(rewriter, product, k,
+                                             bBlockBytes / (kb * nb * bytes));
+      if (failed(tileByFolds({{n, block}}, false)))
+        return failure();
+    } else if (!parallelColumns && isLonger(n, nBlock) &&
+               failed(tileBy({{n, nBlock}}, false))) {
       return failure();
+    }
     // Row panels (in parallel), then column panels and K: one register
     // tile per iteration, C's rows written in order.
     if (failed(

@@ -178,8 +178,10 @@ func.func @epilogue(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %bias: tensor<
 // Dynamic sizes (pk-pack-matmul's run-time choice). Up to 16 row panels
 // (128 rows): column panels in parallel, each packing its panel of B (a
 // tensor of its own, read from B's rows) before every row panel uses it.
-// Else chunks of K of at most 512 blocks and blocks of at most 4 column
-// panels (affine.min: the last ones shorter), row panels in parallel, the
+// Else chunks of K of at most 512 blocks and blocks of as many column
+// panels as keep a chunk of B in 1 MiB, 2048 panel-steps of K (a short K
+// at run time: every panel in one block; affine.min: the last chunk and
+// block shorter), row panels in parallel, the
 // first chunk's tiles started from zero; C's tiled layout is then copied
 // into the result. The product too small to pack stays as it was.
 // CHECK-LABEL: func.func @dynamic
@@ -195,8 +197,11 @@ func.func @epilogue(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %bias: tensor<
 // CHECK: linalg.copy
 // CHECK: } else {
 // CHECK: scf.for %[[K:.*]] = %c0 to %{{.*}} step %c512 iter_args
-// CHECK: affine.min
-// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args
+// CHECK: %[[CHUNK:.*]] = affine.min
+// CHECK: %[[STEPS:.*]] = arith.maxsi %[[CHUNK]], %c1 : index
+// CHECK: %[[PANELS:.*]] = arith.divui %c2048, %[[STEPS]] : index
+// CHECK: %[[BLOCK:.*]] = arith.maxsi %[[PANELS]], %c1 : index
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %[[BLOCK]] iter_args
 // CHECK: scf.forall
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K]], %c0
 // CHECK: scf.if %[[FIRST]] -> (vector<8x32xf32>)
