@@ -10,6 +10,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <array>
 #include <chrono>
 #include <future>
 #include <mutex>
@@ -42,9 +43,10 @@ struct CacheEntry {
 namespace {
 std::atomic<uint64_t> nextCacheId{1};
 
-/// Each thread remembers the last key it ran, per the last cache it used,
-/// so that repeated calls with the same arrays skip the shared lock and
-/// the map. A memo is valid while its cache's generation is unchanged.
+/// Each thread remembers the last key it ran per cache, for the last few
+/// caches it used, so that repeated calls with the same arrays skip the
+/// shared lock and the map, also where calls take turns between kernels.
+/// A memo is valid while its cache's generation is unchanged.
 struct HitMemo {
   uint64_t cacheId = 0;
   uint64_t generation = 0;
@@ -55,7 +57,36 @@ struct HitMemo {
   std::shared_ptr<CacheEntry> entry;
   std::shared_ptr<const Executable> compiled;
 };
-thread_local HitMemo hitMemo;
+
+/// A generation no cache reaches: the memo is invalid.
+constexpr uint64_t kNoGeneration = UINT64_MAX;
+
+class HitMemos {
+public:
+  /// The memo of cache `cacheId`, if this thread has one.
+  HitMemo *find(uint64_t cacheId) {
+    for (HitMemo &memo : memos)
+      if (memo.cacheId == cacheId)
+        return &memo;
+    return nullptr;
+  }
+  /// The memo of cache `cacheId`: its own, or the one used least lately.
+  HitMemo &claim(uint64_t cacheId) {
+    if (HitMemo *memo = find(cacheId))
+      return *memo;
+    HitMemo &memo = memos[next];
+    next = (next + 1) % memos.size();
+    memo.cacheId = cacheId;
+    return memo;
+  }
+
+private:
+  // (Kernels called in turn in a loop: a few. Each memo keeps its variant
+  // alive until it is claimed again.)
+  std::array<HitMemo, 8> memos;
+  size_t next = 0;
+};
+thread_local HitMemos hitMemos;
 
 /// The entries this thread is compiling (a kernel's trace may call
 /// kernels).
@@ -76,7 +107,8 @@ const Executable &GuardCache::lookup(KeyView key, Compile compile) {
   if (const Executable *found = find(key))
     return *found;
   std::shared_ptr<const Executable> compiled = miss(key, compile);
-  hitMemo.cacheId = 0;
+  if (HitMemo *memo = hitMemos.find(id))
+    memo->generation = kNoGeneration;
   lastCompiledHere = std::move(compiled);
   return *lastCompiledHere;
 }
@@ -84,10 +116,10 @@ const Executable &GuardCache::lookup(KeyView key, Compile compile) {
 const Executable *
 GuardCache::findInMemo(KeyView key,
                        llvm::function_ref<bool(KeyView variantKey)> serves) {
-  HitMemo &memo = hitMemo;
-  if (memo.cacheId != id ||
-      memo.generation != generation.load(std::memory_order_acquire))
+  HitMemo *found = hitMemos.find(id);
+  if (!found || found->generation != generation.load(std::memory_order_acquire))
     return nullptr;
+  HitMemo &memo = *found;
   KeyView memoKey(memo.key.data(), memo.key.size());
   if (!KeyEqual()(memoKey, key) && !memo.served.contains(key)) {
     // (Calls cycling over sizes that one variant serves stay here.)
@@ -102,15 +134,14 @@ GuardCache::findInMemo(KeyView key,
 }
 
 const Executable *GuardCache::find(KeyView key, KeyView alias, bool wait) {
-  HitMemo &memo = hitMemo;
-  if (memo.cacheId == id &&
-      memo.generation == generation.load(std::memory_order_acquire) &&
-      KeyEqual()(KeyView(memo.key.data(), memo.key.size()), key)) {
+  if (HitMemo *memo = hitMemos.find(id);
+      memo && memo->generation == generation.load(std::memory_order_acquire) &&
+      KeyEqual()(KeyView(memo->key.data(), memo->key.size()), key)) {
     hitCount.fetch_add(1, std::memory_order_relaxed);
-    memo.entry->lastUse.store(useClock.fetch_add(1, std::memory_order_relaxed),
-                              std::memory_order_relaxed);
-    memo.served.insert(alias);
-    return memo.compiled.get();
+    memo->entry->lastUse.store(useClock.fetch_add(1, std::memory_order_relaxed),
+                               std::memory_order_relaxed);
+    memo->served.insert(alias);
+    return memo->compiled.get();
   }
   std::shared_ptr<CacheEntry> entry;
   uint64_t seenGeneration;
@@ -125,7 +156,7 @@ const Executable *GuardCache::find(KeyView key, KeyView alias, bool wait) {
       entry ? hit(*entry, wait) : nullptr;
   if (!compiled) // none, or its compile failed: the caller compiles
     return nullptr;
-  memo.cacheId = id;
+  HitMemo &memo = hitMemos.claim(id);
   memo.generation = seenGeneration;
   memo.key.assign(key.begin(), key.end());
   memo.served.clear();

@@ -24,7 +24,7 @@ uint64_t KeySet::hashOf(KeyView key) {
 }
 
 bool KeySet::holds(const Slot &slot, KeyView key) const {
-  return slot.length == key.size() &&
+  return slot.epoch == epoch && slot.length == key.size() &&
          std::memcmp(words.data() + slot.offset, key.data(),
                      key.size() * sizeof(int64_t)) == 0;
 }
@@ -33,7 +33,7 @@ size_t KeySet::slotOf(KeyView key, uint64_t hash) const {
   size_t slot = hash >> 56; // kSlots = 256
   for (;; slot = (slot + 1) % kSlots) {
     const Slot &at = slots[slot];
-    if (at.length == 0 || (at.hash == hash && holds(at, key)))
+    if (at.epoch != epoch || (at.hash == hash && holds(at, key)))
       return slot;
   }
 }
@@ -44,7 +44,7 @@ bool KeySet::contains(KeyView key) {
   if (holds(slots[last], key))
     return true;
   size_t slot = slotOf(key, hashOf(key));
-  if (slots[slot].length == 0)
+  if (slots[slot].epoch != epoch)
     return false;
   last = slot;
   return true;
@@ -57,7 +57,7 @@ void KeySet::insert(KeyView key) {
     slots.resize(kSlots);
   uint64_t hash = hashOf(key);
   size_t slot = slotOf(key, hash);
-  if (slots[slot].length != 0) {
+  if (slots[slot].epoch == epoch) {
     last = slot;
     return;
   }
@@ -65,7 +65,7 @@ void KeySet::insert(KeyView key) {
     clear();
     slot = slotOf(key, hash);
   }
-  slots[slot] = Slot{hash, uint32_t(words.size()), uint32_t(key.size())};
+  slots[slot] = Slot{hash, uint32_t(words.size()), uint32_t(key.size()), epoch};
   words.insert(words.end(), key.begin(), key.end());
   ++count;
   last = slot;
@@ -74,9 +74,12 @@ void KeySet::insert(KeyView key) {
 void KeySet::clear() {
   if (count == 0)
     return;
-  std::fill(slots.begin(), slots.end(), Slot());
   words.clear();
   count = 0;
+  if (++epoch == 0) { // (after 2^32 clears) every slot empty again
+    std::fill(slots.begin(), slots.end(), Slot());
+    epoch = 1;
+  }
 }
 
 } // namespace pk::detail

@@ -34,8 +34,11 @@ private:
 
   struct Slot {
     uint64_t hash = 0;
-    /// Where the key's words are in `words`, and how many; 0: empty.
+    /// Where the key's words are in `words`, and how many.
     uint32_t offset = 0, length = 0;
+    /// The set's epoch when the key was inserted; empty in any other (a
+    /// clear starts a new epoch instead of emptying every slot).
+    uint32_t epoch = 0;
   };
 
   static uint64_t hashOf(KeyView key);
@@ -49,6 +52,7 @@ private:
   size_t count = 0;
   /// The slot found or filled last (meaningful while count > 0).
   size_t last = 0;
+  uint32_t epoch = 1;
 };
 
 } // namespace pk::detail

@@ -74,6 +74,31 @@ def test_calls_cycling_over_sizes_and_other_variants_get_their_own():
     assert misses(fma) == 5
 
 
+def test_kernels_called_in_turn_each_run_their_own_variant():
+    # A thread remembers the last variant of each of the last few kernels
+    # it called: calls taking turns between more kernels than that, of
+    # several sizes and dtypes, between cache clears and evictions, each
+    # run their own kernel's variant.
+    def make(scale, **options):
+        @picokernel.kernel(**options)
+        def scaled(a, o):
+            o[...] = a[...] * scale + 1
+        return scaled
+
+    kernels = [make(s) for s in range(11)] + [make(11, max_cache_entries=1)]
+    rng = np.random.default_rng(2)
+    for step in range(600):
+        index = step % len(kernels) if step < 300 else int(rng.integers(len(kernels)))
+        n = [5, 6, 1, 0, 700][step % 5 if step % 7 else 4]
+        dtype = np.float32 if step % 3 else np.float64
+        a = rng.standard_normal(n).astype(dtype)
+        o = np.full(n, np.nan, dtype)
+        kernels[index](a, o)
+        np.testing.assert_array_equal(o, a * dtype(index) + 1)
+        if step % 97 == 0:
+            kernels[index].clear_cache()
+
+
 def test_never_compiles_per_size():
     fma = fma_kernel(dynamic=False)
     for n in [10, 11, 12, 10]:
