@@ -3,6 +3,7 @@
 #include "picokernel/Transforms/Passes.h"
 
 #include "IterationCount.h"
+#include "MatmulEpilogue.h"
 #include "Tiling.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -162,64 +163,6 @@ void sumInRuns(RewriterBase &rewriter, scf::ForOp kLoop, int64_t run) {
   scf::YieldOp::create(rewriter, loc, totals);
 }
 
-/// The elementwise consumer of `op`'s C (bias, activation, residual, cast),
-/// rewritten over C's tiled layout [.., M/mb, mb, N/nb, nb] so that the
-/// loops of the register tiles can tile it, with the product fused into
-/// them; null when C has no such consumer or its body has no vector form
-/// (C's uses are then unchanged).
-linalg::GenericOp expandEpilogue(RewriterBase &rewriter, linalg::GenericOp op) {
-  Value product = op->getResult(0);
-  if (!product.hasOneUse())
-    return {};
-  auto collapse = dyn_cast<tensor::CollapseShapeOp>(*product.user_begin());
-  if (!collapse || !collapse->hasOneUse())
-    return {};
-  auto consumer = dyn_cast<linalg::GenericOp>(*collapse->user_begin());
-  // Vectors of i1 would move to and from memory as bits, not NumPy's bytes.
-  auto isBool = [](Type type) {
-    return getElementTypeOrSelf(type).isInteger(1);
-  };
-  if (!consumer || !linalg::isElementwise(consumer) ||
-      consumer.getNumDpsInits() != 1 || !consumer.hasPureTensorSemantics() ||
-      llvm::any_of(consumer->getOperandTypes(), isBool) ||
-      failed(linalg::vectorizeOpPrecondition(consumer)))
-    return {};
-  linalg::ControlFusionFn intoConsumer = [&](OpOperand *operand) {
-    return operand->getOwner() == consumer.getOperation() &&
-           operand->get() == collapse.getResult();
-  };
-  RewritePatternSet patterns(op.getContext());
-  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, intoConsumer);
-  GreedyRewriteConfig config;
-  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-  if (failed(applyOpPatternsGreedily({consumer.getOperation()},
-                                     std::move(patterns), config)))
-    return {};
-  // The old reshape, dead now (found again: the driver may have erased it).
-  for (Operation *user : llvm::make_early_inc_range(product.getUsers()))
-    if (isa<tensor::CollapseShapeOp>(user) && user->use_empty())
-      rewriter.eraseOp(user);
-  if (!product.hasOneUse())
-    return {};
-  auto expanded = dyn_cast<linalg::GenericOp>(*product.user_begin());
-  if (!expanded)
-    return {};
-  // A reshaped empty output is an empty tensor of the tiled layout, which
-  // bufferization then places in the caller's buffer.
-  for (OpOperand &init : expanded.getDpsInitsMutable()) {
-    auto reshape = init.get().getDefiningOp<tensor::ExpandShapeOp>();
-    auto type = cast<RankedTensorType>(init.get().getType());
-    if (!reshape || !reshape.getSrc().getDefiningOp<tensor::EmptyOp>() ||
-        !type.hasStaticShape())
-      continue;
-    rewriter.setInsertionPoint(expanded);
-    Value empty = tensor::EmptyOp::create(
-        rewriter, reshape.getLoc(), type.getShape(), type.getElementType());
-    rewriter.modifyOpInPlace(expanded, [&] { init.set(empty); });
-  }
-  return expanded;
-}
-
 /// How many of B's column panels fill a block of `budget` panel-steps of
 /// K for the chunk of K (dimension `k`) that `product` takes first, at
 /// least one: computed before `product`.
@@ -239,81 +182,6 @@ Value panelsForChunkOfK(RewriterBase &rewriter, Operation *product, unsigned k,
                                  rewriter, loc, std::max<int64_t>(1, budget)),
                              steps);
   return arith::MaxSIOp::create(rewriter, loc, panels, one);
-}
-
-/// Tiles `epilogue` into loops of `type` by `sizes` of the product's loop
-/// dimensions (C's dimensions: the epilogue's are C's), fusing the product
-/// (`product`) into them; both then name the tiled ops. The loops,
-/// outermost first.
-FailureOr<SmallVector<LoopLikeOpInterface>>
-tileWithEpilogue(RewriterBase &rewriter, linalg::GenericOp &epilogue,
-                 Operation *&product,
-                 ArrayRef<std::pair<unsigned, OpFoldResult>> sizes,
-                 scf::SCFTilingOptions::LoopType type) {
-  MLIRContext *context = epilogue.getContext();
-  AffineMap result =
-      cast<linalg::LinalgOp>(product).getIndexingMapsArray().back();
-  SmallVector<OpFoldResult> all(epilogue.getNumLoops(),
-                                OpBuilder(context).getIndexAttr(0));
-  for (auto [dim, size] : sizes) {
-    std::optional<unsigned> position =
-        result.getResultPosition(getAffineDimExpr(dim, context));
-    if (!position)
-      return failure();
-    all[*position] = size;
-  }
-  scf::SCFTileAndFuseOptions options;
-  options.tilingOptions.setTileSizes(all);
-  options.tilingOptions.setLoopType(type);
-  options.setFusionControlFn(
-      [product](tensor::ExtractSliceOp, OpResult producer, bool)
-          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (producer.getOwner() == product)
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
-        return std::nullopt;
-      });
-  rewriter.setInsertionPoint(epilogue);
-  FailureOr<scf::SCFTileAndFuseResult> fused =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
-  if (failed(fused) || fused->tiledAndFusedOps.size() != 2)
-    return failure();
-  for (OpResult value : epilogue->getResults()) {
-    Value replacement = fused->replacements.lookup(value);
-    if (!replacement)
-      return failure();
-    rewriter.replaceAllUsesWith(value, replacement);
-  }
-  rewriter.eraseOp(epilogue);
-  if (product->use_empty())
-    rewriter.eraseOp(product);
-  epilogue = cast<linalg::GenericOp>(fused->tiledAndFusedOps[0]);
-  product = fused->tiledAndFusedOps[1];
-  return fused->loops;
-}
-
-/// The elementwise vector ops in `root` one row (the innermost dimension)
-/// at a time: LLVM's lowering of some (math.absi) takes only 1-D vectors.
-LogicalResult unrollToRows(Operation *root) {
-  vector::UnrollVectorOptions options;
-  options.setFilterConstraint([](Operation *op) {
-    return success(op->hasTrait<OpTrait::Elementwise>());
-  });
-  options.setNativeShapeFn(
-      [](Operation *op) -> std::optional<SmallVector<int64_t>> {
-        if (op->getNumResults() != 1)
-          return std::nullopt;
-        auto type = dyn_cast<VectorType>(op->getResult(0).getType());
-        if (!type || type.getRank() < 2)
-          return std::nullopt;
-        SmallVector<int64_t> row(type.getRank(), 1);
-        row.back() = type.getShape().back();
-        return row;
-      });
-  RewritePatternSet patterns(root->getContext());
-  vector::populateVectorUnrollPatterns(patterns, options);
-  vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
-  return applyPatternsGreedily(root, std::move(patterns));
 }
 
 struct VectorizePackedMatmulPass
@@ -387,6 +255,37 @@ struct VectorizePackedMatmulPass
     }
   }
 
+  /// Tiles `product` (and loops.epilogue, fusing the product into it,
+  /// where there is one) by `sizes` of its loop dimensions into loops,
+  /// parallel ones if `forall`; `product` (and the epilogue) then name the
+  /// tiled ops. The first loops made are loops.outermost.
+  static FailureOr<SmallVector<LoopLikeOpInterface>>
+  tileProduct(RewriterBase &rewriter, TileLoops &loops, Operation *&product,
+              ArrayRef<std::pair<unsigned, OpFoldResult>> sizes, bool forall) {
+    auto type = forall ? scf::SCFTilingOptions::LoopType::ForallOp
+                       : scf::SCFTilingOptions::LoopType::ForOp;
+    FailureOr<SmallVector<LoopLikeOpInterface>> tiled;
+    if (loops.epilogue) {
+      tiled = mlir::pk::tileWithEpilogue(rewriter, loops.epilogue, product,
+                                         sizes, type);
+    } else {
+      SmallVector<OpFoldResult> all(
+          cast<linalg::LinalgOp>(product).getNumLoops(),
+          rewriter.getIndexAttr(0));
+      for (auto [dim, size] : sizes)
+        all[dim] = size;
+      FailureOr<scf::SCFTilingResult> result =
+          mlir::pk::tileInto(rewriter, product, all, type);
+      if (failed(result))
+        return failure();
+      product = result->tiledOps.front();
+      tiled = result->loops;
+    }
+    if (succeeded(tiled) && !tiled->empty() && !loops.outermost)
+      loops.outermost = tiled->front();
+    return tiled;
+  }
+
   /// Tiles `op` (and the elementwise consumer of its C, when K is one
   /// chunk) into the loops of TileLoops, down to one register tile.
   FailureOr<TileLoops> tile(RewriterBase &rewriter, linalg::GenericOp op,
@@ -434,31 +333,11 @@ struct VectorizePackedMatmulPass
     // them: it then runs on each tile while the tile is in registers.
     TileLoops loops;
     if (kChunk == ranges[k])
-      loops.epilogue = expandEpilogue(rewriter, op);
+      loops.epilogue = mlir::pk::expandEpilogue(rewriter, op);
     Operation *product = op;
-    auto tileByFolds =
-        [&](ArrayRef<std::pair<unsigned, OpFoldResult>> sizes,
-            bool forall) -> FailureOr<SmallVector<LoopLikeOpInterface>> {
-      auto type = forall ? scf::SCFTilingOptions::LoopType::ForallOp
-                         : scf::SCFTilingOptions::LoopType::ForOp;
-      FailureOr<SmallVector<LoopLikeOpInterface>> tiled;
-      if (loops.epilogue) {
-        tiled =
-            tileWithEpilogue(rewriter, loops.epilogue, product, sizes, type);
-      } else {
-        SmallVector<OpFoldResult> all(numLoops, rewriter.getIndexAttr(0));
-        for (auto [dim, size] : sizes)
-          all[dim] = size;
-        FailureOr<scf::SCFTilingResult> result =
-            mlir::pk::tileInto(rewriter, product, all, type);
-        if (failed(result))
-          return failure();
-        product = result->tiledOps.front();
-        tiled = result->loops;
-      }
-      if (succeeded(tiled) && !tiled->empty() && !loops.outermost)
-        loops.outermost = tiled->front();
-      return tiled;
+    auto tileByFolds = [&](ArrayRef<std::pair<unsigned, OpFoldResult>> sizes,
+                           bool forall) {
+      return tileProduct(rewriter, loops, product, sizes, forall);
     };
     auto tileBy = [&](ArrayRef<std::pair<unsigned, int64_t>> sizes,
                       bool forall) {
@@ -585,7 +464,7 @@ struct VectorizePackedMatmulPass
         products, vector::VectorContractLowering::OuterProduct);
     if (failed(applyPatternsGreedily(outermost, std::move(products))))
       return fail("could not lower the contraction to FMAs");
-    if (loops->epilogue && failed(unrollToRows(outermost)))
+    if (loops->epilogue && failed(mlir::pk::unrollToRows(outermost)))
       return fail("could not unroll its epilogue");
     // C, or the epilogue's result, in the caller's buffer.
     for (Operation *user : llvm::make_early_inc_range(outermost->getUsers()))
