@@ -37,6 +37,10 @@ def make_fma(dynamic):
     return picokernel.kernel(lambda a, b, c, o: fma_source(a, b, c, o), dynamic=dynamic)
 
 
+def fms_source(a, b, c, o):
+    o[...] = a[...] * b[...] - c[...]
+
+
 def chain16(x_ref, o_ref):
     x = x_ref[...]
     for i in range(16):
@@ -95,6 +99,15 @@ def numba_fma():
         for i in range(af.size):
             of[i] = af[i] * bf[i] + cf[i]
     return fma
+
+
+def numba_fms():
+    @numba.njit
+    def fms(a, b, c, o):
+        af, bf, cf, of = a.ravel(), b.ravel(), c.ravel(), o.ravel()
+        for i in range(af.size):
+            of[i] = af[i] * bf[i] - cf[i]
+    return fms
 
 
 def timed(call):
@@ -247,29 +260,47 @@ def seconds_per_call(f, arrays, reps, rounds=5):
     return statistics.median(times)
 
 
+def in_turn(f, g, arrays, reps, rounds=5):
+    """Median seconds per call of `f` and `g` called in turn on `arrays`."""
+    a, b, c, o = arrays
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(reps):
+            f(a, b, c, o)
+            g(a, b, c, o)
+        times.append((time.perf_counter() - start) / (2 * reps))
+    return statistics.median(times)
+
+
 def hit_costs():
     """Seconds per call at n=1000: one shape; cycling over 100 sizes of
     views of the same arrays (what dispatch costs, the data staying in the
-    CPU's caches); and cycling over 100 sets of arrays (which also misses
-    those caches); and what calling a Python function that does nothing
-    costs, for scale."""
+    CPU's caches); cycling over 100 sets of arrays (which also misses
+    those caches); two kernels called in turn (fma and fms) on the same
+    arrays; and what calling a Python function that does nothing costs,
+    for scale."""
     sets = [tuple(np.random.rand(n).astype(np.float32) for _ in range(4))
             for n in range(1000, 1100)]
     whole = [np.random.rand(1100).astype(np.float32) for _ in range(4)]
     views = [tuple(x[:n] for x in whole) for n in range(1000, 1100)]
     rows = {}
     kernel = make_fma(None)
+    other = picokernel.kernel(fms_source)
     for arrays in sets + views:
         kernel(*arrays)
-    contenders = {"picokernel (dynamic=None)": kernel}
+    other(*sets[0])
+    contenders = {"picokernel (dynamic=None)": (kernel, other)}
     if numba:
-        fma_numba = numba_fma()
+        fma_numba, fms_numba = numba_fma(), numba_fms()
         for arrays in sets + views:
             fma_numba(*arrays)
-        contenders["numba"] = fma_numba
-    contenders["a Python function that does nothing"] = lambda a, b, c, o: None
+        fms_numba(*sets[0])
+        contenders["numba"] = (fma_numba, fms_numba)
+    contenders["a Python function that does nothing"] = (lambda a, b, c, o: None,
+                                                          lambda a, b, c, o: None)
     for _ in range(3):  # interleaved rounds
-        for name, f in contenders.items():
+        for name, (f, g) in contenders.items():
             one = seconds_per_call(f, sets[0], 20000)
             costs = [one]
             for arrays_of_sizes in (views, sets):
@@ -277,7 +308,8 @@ def hit_costs():
                     for arrays in arrays_of_sizes:
                         f(*arrays)
                 costs.append(best_of(cycle, 200, rounds=5) / len(arrays_of_sizes))
-            best = rows.get(name, (1, 1, 1))
+            costs.append(in_turn(f, g, sets[0], 10000))
+            best = rows.get(name, (1, 1, 1, 1))
             rows[name] = tuple(min(b, c) for b, c in zip(best, costs))
     return rows
 
@@ -349,13 +381,15 @@ def report(sizes, ratios, hits, quick, vulkan=None):
               "Seconds per call of fma at n=1000..1099 once compiled: the same arrays "
               "every call (`f(a, b, c, o)` in a loop); cycling over 100 sizes "
               "(`f(*arrays)`) of views of the same arrays, whose data stays in the "
-              "CPU's caches; and cycling over 100 sets of arrays, which also misses "
-              "those caches.",
-              "", "| | one shape | cycling over 100 sizes | cycling over 100 sets |",
-              "|---|---|---|---|"]
-    for name, (one, views, sets) in hits.items():
+              "CPU's caches; cycling over 100 sets of arrays, which also misses "
+              "those caches; and two kernels called in turn (fma and `a * b - c`) on "
+              "the same arrays.",
+              "", "| | one shape | cycling over 100 sizes | cycling over 100 sets "
+              "| two kernels in turn |",
+              "|---|---|---|---|---|"]
+    for name, (one, views, sets, turns) in hits.items():
         lines.append(f"| {name} | {one * 1e9:.0f} ns | {views * 1e9:.0f} ns "
-                     f"| {sets * 1e9:.0f} ns |")
+                     f"| {sets * 1e9:.0f} ns | {turns * 1e9:.0f} ns |")
     if vulkan:
         firsts, vulkan_ratios, device = vulkan
         lines += ["", f"## On Vulkan ({device})", "",
