@@ -215,11 +215,14 @@ struct VectorizeMatvecPass
   /// o[r] = sum_k A[r, k] x[k]: tiles of `kRows` rows (or all of fewer)
   /// times `4 lanes` of K, their row sums accumulated in registers across
   /// K; the rows the tiles do not divide as one thinner tile (for a
-  /// dynamic number of rows, tiles of one row). A dot product (no rows) is
-  /// one row.
+  /// dynamic number of rows, at most one tile of half as many rows, then
+  /// of half that, down to one row: a tile of one row sums its chunks in
+  /// one chain of additions, several rows side by side). A dot product (no
+  /// rows) is one row.
   LogicalResult vectorizeRowDots(RewriterBase &rewriter, linalg::LinalgOp op,
                                  const Matvec &matvec, int64_t lanes,
-                                 bool parallel, bool leftOver = false) {
+                                 bool parallel,
+                                 int64_t dynamicRowTile = kRows) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     int64_t kTile = tileOf(ranges[matvec.column()], lanes);
     Location loc = op.getLoc();
@@ -228,9 +231,8 @@ struct VectorizeMatvecPass
     int64_t rowTile = 0;
     if (matvec.hasRows()) {
       int64_t rows = ranges[matvec.row()];
-      rowTile = !ShapedType::isDynamic(rows) ? std::min(kRows, rows)
-                : leftOver                   ? 1
-                                             : kRows;
+      rowTile =
+          !ShapedType::isDynamic(rows) ? std::min(kRows, rows) : dynamicRowTile;
     }
     FailureOr<std::pair<Operation *, Operation *>> byRows =
         std::make_pair(op.getOperation(), static_cast<Operation *>(nullptr));
@@ -322,11 +324,13 @@ struct VectorizeMatvecPass
       });
     });
     // The rows the tiles do not divide: one thinner tile, or for a dynamic
-    // number, a serial loop over them (fewer than a tile's rows: a parallel
-    // region would cost more than it saves, even where there are none).
+    // number, serial tiles of half the rows (fewer than a tile's rows: a
+    // parallel region would cost more than it saves, even where there are
+    // none).
     if (Operation *rest = byRows->second)
       return vectorizeRowDots(rewriter, cast<linalg::LinalgOp>(rest), matvec,
-                              lanes, parallel && !dynamic, /*leftOver=*/true);
+                              lanes, parallel && !dynamic,
+                              std::max<int64_t>(1, rowTile / 2));
     return success();
   }
 

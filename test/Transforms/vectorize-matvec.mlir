@@ -114,7 +114,9 @@ func.func @dot(%a: tensor<1000xf32>, %b: tensor<1000xf32>, %o: tensor<f32>) -> t
 // columns they leave over a loop of at most one masked 8 x 64 step in each
 // row tile (no branch: bufferization would copy the tile's sums), their
 // masked-off products -0.0 in the sums; the rows left over are serial
-// tiles of one row (no parallel region for fewer than 8 rows).
+// (no parallel region for fewer than 8 rows): at most one tile of 4 rows,
+// then of 2, then one row (several rows' sums side by side: one row's
+// are a single chain of additions).
 // CHECK-LABEL: func.func @dynamic_rows
 // CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[X:.*]]: tensor<?xf32>
 // CHECK-DAG: %[[NOTHING:.*]] = arith.constant dense<-0.000000e+00> : vector<64xf32>
@@ -139,6 +141,12 @@ func.func @dot(%a: tensor<1000xf32>, %b: tensor<1000xf32>, %o: tensor<f32>) -> t
 // CHECK: vector.reduction <add>, %[[SUMMED]]
 // CHECK-NOT: vector.mask
 // CHECK: scf.forall.in_parallel
+// CHECK-NOT: scf.forall
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c4
+// CHECK: -> (vector<4xf32>)
+// CHECK-NOT: scf.forall
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c2
+// CHECK: -> (vector<2xf32>)
 // CHECK-NOT: scf.forall
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
 // CHECK: -> (vector<f32>)
