@@ -103,7 +103,9 @@ def PkVectorizePackedMatmul : Pass<"pk-vectorize-packed-matmul",
       `k-panel-bytes` (each chunk after the first rereads C); dynamic K and N
       take the longest chunks and blocks, the last ones shorter;
     - blocks of column panels such that their chunk of B
-      (`b-block-bytes`) stays in L2 while every row panel passes it;
+      (`b-block-bytes`) stays in L2 while every row panel passes it (with
+      K dynamic, as many as the chunk of K taken at run time leaves room
+      for: a short K, one block of every panel);
     - row panels (`scf.forall`, on every core, when the batches are not);
       a product of one row panel (a few rows), or of up to 16 and at least
       as many column panels (tagged `pk.few_row_panels` by pk-pack-matmul
@@ -227,7 +229,8 @@ def PkVectorizeMatvec : Pass<"pk-vectorize-matvec", "::mlir::func::FuncOp"> {
 
     Dynamic sizes split at the largest multiple of a tile known at run
     time (`(n floordiv 8) * 8`), whose tiles are all whole (static shapes,
-    vectorized as above); `A @ x`'s rows left over are tiles of one row.
+    vectorized as above); `A @ x`'s rows left over are serial tiles of 4,
+    then 2, then 1 row (at most one of each).
     Whether the tiles run in parallel is decided at run time: an `scf.if`
     on the count of multiply-adds chooses between a parallel and a serial
     copy of the product; `A @ x` whose rows are shorter than one vector
