@@ -70,7 +70,8 @@ public:
         return &memo;
     return nullptr;
   }
-  /// The memo of cache `cacheId`: its own, or the one used least lately.
+  /// The memo of cache `cacheId`: its own, or the one claimed longest ago
+  /// (in turn, not by last use).
   HitMemo &claim(uint64_t cacheId) {
     if (HitMemo *memo = find(cacheId))
       return *memo;

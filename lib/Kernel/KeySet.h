@@ -1,9 +1,9 @@
 //===- KeySet.h - a small set of guard keys, quick to probe -----*- C++ -*-===//
 //
-// Private to the kernel layer. The keys one thread's last variant served
-// lately: a call cycling over sizes that a dynamic-sizes variant serves
-// finds its key here (a hash and a compare) instead of working out again
-// that the variant serves it.
+// Private to the kernel layer. The keys a thread's memo of one kernel's
+// variant served lately: a call cycling over sizes that a dynamic-sizes
+// variant serves finds its key here (a hash and a compare) instead of
+// working out again that the variant serves it.
 //
 //===----------------------------------------------------------------------===//
 
