@@ -171,7 +171,7 @@ struct SplitReductionsPass
     if (blockSize < 1 || blockSize > INT64_MAX / 2) {
       getOperation().emitError("pk-split-reductions: block-size must be "
                                "positive and below 2^62, got ")
-          << blockSize;
+          << int64_t(blockSize);
       return signalPassFailure();
     }
     if (getOperation().isDeclaration())

@@ -76,15 +76,17 @@ pk.kernel @affine(%x: !pk.ref<4x3xf16>, %bias: !pk.ref<3xf32>, %o: !pk.ref<4x3xf
 // -----
 
 // A matmul followed by elementwise work allocates only the product (it is
-// read by the elementwise nest), which is freed at the end.
+// read by the elementwise nest); one of at most 256 bytes, outside loops,
+// on the stack (no malloc and free per call).
 // CHECK-LABEL: func.func @matmul_bias
-// CHECK: %[[P:.*]] = memref.alloc() {{.*}} : memref<4x5xf32>
+// CHECK: %[[P:.*]] = memref.alloca() {{.*}} : memref<4x5xf32>
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.fill {{.*}} outs(%[[P]] : memref<4x5xf32>)
 // CHECK: linalg.matmul ins(%arg0, %arg1 : memref<4x3xf32>, memref<3x5xf32>) outs(%[[P]] : memref<4x5xf32>)
 // CHECK: linalg.generic {{.*}} ins(%[[P]], %arg2 : memref<4x5xf32>, memref<5xf32>) outs(%arg3 : memref<4x5xf32>)
 // CHECK-NOT: memref.alloc
-// CHECK: memref.dealloc %[[P]] : memref<4x5xf32>
+// CHECK-NOT: memref.dealloc
+// CHECK: return
 pk.kernel @matmul_bias(%a: !pk.ref<4x3xf32>, %b: !pk.ref<3x5xf32>, %c: !pk.ref<5xf32>, %o: !pk.ref<4x5xf32>) {
   %a0 = pk.load %a : !pk.ref<4x3xf32> -> tensor<4x3xf32>
   %b0 = pk.load %b : !pk.ref<3x5xf32> -> tensor<3x5xf32>
@@ -93,6 +95,25 @@ pk.kernel @matmul_bias(%a: !pk.ref<4x3xf32>, %b: !pk.ref<3x5xf32>, %c: !pk.ref<5
   %cb = pk.broadcast %c0 : tensor<5xf32> -> tensor<4x5xf32>
   %s = pk.add %m, %cb : tensor<4x5xf32>
   pk.store %s, %o : tensor<4x5xf32> -> !pk.ref<4x5xf32>
+  pk.return
+}
+
+// -----
+
+// A larger product (16x32 float32, 2 KiB) stays on the heap, freed at the
+// end.
+// CHECK-LABEL: func.func @larger_matmul_bias
+// CHECK: %[[P:.*]] = memref.alloc() {{.*}} : memref<16x32xf32>
+// CHECK: linalg.matmul {{.*}} outs(%[[P]] : memref<16x32xf32>)
+// CHECK: memref.dealloc %[[P]] : memref<16x32xf32>
+pk.kernel @larger_matmul_bias(%a: !pk.ref<16x3xf32>, %b: !pk.ref<3x32xf32>, %c: !pk.ref<32xf32>, %o: !pk.ref<16x32xf32>) {
+  %a0 = pk.load %a : !pk.ref<16x3xf32> -> tensor<16x3xf32>
+  %b0 = pk.load %b : !pk.ref<3x32xf32> -> tensor<3x32xf32>
+  %m = pk.matmul %a0, %b0 : tensor<16x3xf32>, tensor<3x32xf32> -> tensor<16x32xf32>
+  %c0 = pk.load %c : !pk.ref<32xf32> -> tensor<32xf32>
+  %cb = pk.broadcast %c0 : tensor<32xf32> -> tensor<16x32xf32>
+  %s = pk.add %m, %cb : tensor<16x32xf32>
+  pk.store %s, %o : tensor<16x32xf32> -> !pk.ref<16x32xf32>
   pk.return
 }
 

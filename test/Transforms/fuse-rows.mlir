@@ -36,7 +36,8 @@
 // CHECK: return
 // SERIAL-LABEL: func.func @softmax
 // SERIAL: scf.for %{{.*}} = %c0 to %c64 step %c2 iter_args
-// After bufferization: one small buffer per tile, nothing of 64 x 128.
+// After bufferization: one small buffer per tile (on the heap: an alloca in
+// the loop would grow the stack every tile), nothing of 64 x 128.
 // BUF-LABEL: func.func @softmax
 // BUF-NOT: memref<64x128xf32> = memref.alloc
 // BUF: scf.forall

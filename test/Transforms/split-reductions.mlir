@@ -7,6 +7,9 @@
 // RUN:   | FileCheck %s --check-prefix=BUF
 // RUN: pk-opt %s --pk-split-reductions="block-size=4 pairwise=false" \
 // RUN:   | FileCheck %s --check-prefix=ONE
+// RUN: not pk-opt %s --pk-split-reductions="block-size=0" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BAD
+// BAD: pk-split-reductions: block-size must be positive and below 2^62, got 0{{$}}
 
 #id1 = affine_map<(d0) -> (d0)>
 #s1 = affine_map<(d0) -> ()>

@@ -153,3 +153,43 @@ def test_short_calls_during_a_slow_trace_of_their_shape_do_not_deadlock():
     done = subprocess.run([sys.executable, "-c", SLOW_TRACE], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_small_temporaries_on_the_stack_fit_a_small_thread_stack():
+    """A kernel's small temporaries outside loops (the slots of long sums'
+    blocks, their pairwise levels) live on the calling thread's stack: a
+    kernel of many of them runs in a thread with a 256 KiB stack, several
+    threads at once, each with its own."""
+    def many_sums(x, o):
+        total = x[0:3000].sum()
+        for start in range(1, 40):
+            total = total + x[start:start + 3000].sum() * (start % 3)
+        o[...] = total
+
+    kernel = picokernel.kernel(many_sums)
+    x = np.random.default_rng(3).random(3100).astype(np.float32)
+    want = sum(float(x[s:s + 3000].astype(np.float64).sum()) * (s % 3 if s else 1)
+               for s in range(40))
+    results, errors = [], []
+
+    def run():
+        try:
+            for _ in range(50):
+                out = np.empty((), np.float32)
+                kernel(x, out)
+                results.append(float(out))
+        except Exception as error:  # reported below
+            errors.append(error)
+
+    previous = threading.stack_size(256 << 10)
+    try:
+        threads = [threading.Thread(target=run) for _ in range(3)]
+    finally:
+        threading.stack_size(previous)
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    assert len(results) == 150
+    np.testing.assert_allclose(results, want, rtol=1e-5)

@@ -108,7 +108,9 @@ void buildPkToLinalgPipeline(OpPassManager &pm);
 void buildPkFusionPipeline(OpPassManager &pm);
 void buildPkCpuTilingPipeline(OpPassManager &pm,
                               const CpuPipelineOptions &options);
-void buildPkBufferizationPipeline(OpPassManager &pm);
+/// Bufferization into the callers' buffers; with `smallBuffersOnStack`
+/// (the CPU's), small temporaries outside loops live on the stack.
+void buildPkBufferizationPipeline(OpPassManager &pm, bool smallBuffersOnStack);
 void buildPkToLLVMPipeline(OpPassManager &pm,
                            const CpuPipelineOptions &options);
 /// All five stages.
